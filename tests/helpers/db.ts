@@ -1,0 +1,41 @@
+// Test helper: a fresh posts table in the run's DynamoDB Local, and raw access to its items.
+import { DeleteTableCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { inject } from "vitest";
+import { ensureTable, localClient } from "../../scripts/dynamodb-local.mjs";
+import { readConfig } from "../../lib/config.js";
+import { DynamoPostRepository, createDocumentClient } from "../../lib/repository.js";
+
+let tables = 0;
+
+/** Creates an empty table (with its counter) named for this test file; call `drop` when done. */
+export async function freshTable(label: string) {
+  const endpoint = inject("dynamoEndpoint");
+  const tableName = `${label}-${process.pid}-${++tables}-${Date.now()}`;
+  const admin = localClient(endpoint);
+  await ensureTable(admin, tableName);
+  const config = readConfig({ TABLE_NAME: tableName, AWS_ENDPOINT_URL_DYNAMODB: endpoint });
+  const documentClient = createDocumentClient(config);
+  const repository = new DynamoPostRepository(documentClient, tableName);
+
+  /** Every item in the table, counter included, sorted by id. */
+  const items = async (): Promise<Record<string, unknown>[]> => {
+    const all: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: ScanCommand["input"]["ExclusiveStartKey"];
+    do {
+      const page = await admin.send(
+        new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }),
+      );
+      all.push(...(page.Items ?? []).map((item) => unmarshall(item)));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return all.sort((a, b) => Number(a.id) - Number(b.id));
+  };
+
+  const drop = async () => {
+    await admin.send(new DeleteTableCommand({ TableName: tableName }));
+    admin.destroy();
+    documentClient.destroy();
+  };
+  return { tableName, endpoint, documentClient, repository, items, drop };
+}

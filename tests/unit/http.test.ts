@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  StorageError,
+} from "../../lib/errors.js";
+import { BODY_MAX_BYTES, created, httpHandler, noContent, ok } from "../../lib/http.js";
+import type { Logger, LogFields } from "../../lib/logger.js";
+import { sanitizeErrorMessage } from "../../lib/repository.js";
+import { invoke } from "../helpers/events.js";
+
+function recordingLogger() {
+  const lines: { level: string; message: string; fields?: LogFields }[] = [];
+  const logger: Logger = {
+    info: (message, fields) => lines.push({ level: "info", message, fields }),
+    error: (message, fields) => lines.push({ level: "error", message, fields }),
+  };
+  return { logger, lines };
+}
+
+const failWith = (error: unknown) => httpHandler(async () => Promise.reject(error), recordingLogger().logger);
+
+describe("error mapping", () => {
+  it.each([
+    [new BadRequestError("bad"), 400, "bad"],
+    [new NotFoundError(9), 404, "Blog post #9 not found"],
+    [new ConflictError(9), 409, "Blog post #9 already exists"],
+    [new PayloadTooLargeError("big"), 413, "big"],
+    [new StorageError("ProvisionedThroughputExceededException: slow down"), 500, "DB ERROR: ProvisionedThroughputExceededException: slow down"],
+    [new TypeError("x is undefined at /var/task/index.mjs:1"), 500, "Internal server error"],
+    ["a thrown string", 500, "Internal server error"],
+  ])("%s → %i", async (error, status, detail) => {
+    const response = await invoke(failWith(error), { method: "GET" });
+    expect(response.status).toBe(status);
+    expect(response.body).toStrictEqual({ detail });
+    expect(response.headers["content-type"]).toBe("application/json");
+  });
+
+  it("logs the stack of an unexpected error but never returns it", async () => {
+    const { logger, lines } = recordingLogger();
+    const handler = httpHandler(async () => {
+      throw new RangeError("boom");
+    }, logger);
+    const response = await invoke(handler, { method: "GET", postId: "4" });
+    expect(JSON.stringify(response.body)).not.toContain("boom");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.level).toBe("error");
+    expect(lines[0]?.fields).toMatchObject({ status: 500, errorName: "RangeError", postId: "4", route: "GET /api/post/{post_pk}" });
+    expect(String(lines[0]?.fields?.stack)).toContain("RangeError: boom");
+  });
+
+  it("logs one info line with status and duration for a normal request", async () => {
+    const { logger, lines } = recordingLogger();
+    await invoke(httpHandler(async () => ok([]), logger), { method: "GET" });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.fields).toMatchObject({ method: "GET", route: "GET /api/post", status: 200 });
+    expect(typeof lines[0]?.fields?.durationMs).toBe("number");
+  });
+});
+
+describe("replies", () => {
+  it("sets location on 201 and keeps the detail on 204", async () => {
+    const { logger } = recordingLogger();
+    const made = await invoke(httpHandler(async () => created({ id: 1 }, "/api/post/1"), logger), { method: "POST", body: {} });
+    expect(made).toMatchObject({ status: 201, headers: { location: "/api/post/1" }, body: { id: 1 } });
+    const gone = await invoke(httpHandler(async () => noContent("Blog post #1 deleted"), logger), { method: "DELETE", postId: "1" });
+    expect(gone).toMatchObject({ status: 204, body: { detail: "Blog post #1 deleted" } });
+  });
+});
+
+describe("body parsing", () => {
+  const echo = httpHandler(async (request) => ok(request.jsonObject()), recordingLogger().logger);
+
+  it.each([
+    ["no body", undefined, false, 400, "Request body is required"],
+    ["invalid JSON", "{", false, 400, "Request body is not valid JSON"],
+    ["a JSON array", "[]", false, 400, "Request body must be a JSON object"],
+    ["JSON null", "null", false, 400, "Request body must be a JSON object"],
+    ["a JSON string", '"x"', false, 400, "Request body must be a JSON object"],
+    ["base64 of invalid UTF-8", Buffer.from([0xff, 0xfe]).toString("base64"), true, 400, "Request body is not valid UTF-8"],
+    ["a body over the limit", `{"a":"${"x".repeat(BODY_MAX_BYTES)}"}`, false, 413, `Request body must be at most ${BODY_MAX_BYTES} bytes`],
+  ])("rejects %s", async (_label, body, isBase64Encoded, status, detail) => {
+    const response = await invoke(echo, { method: "POST", body, isBase64Encoded });
+    expect(response).toMatchObject({ status, body: { detail } });
+  });
+
+  it("decodes a base64 body", async () => {
+    const body = Buffer.from(JSON.stringify({ title: "é😀" })).toString("base64");
+    const response = await invoke(echo, { method: "POST", body, isBase64Encoded: true });
+    expect(response).toMatchObject({ status: 200, body: { title: "é😀" } });
+  });
+});
+
+describe("sanitizeErrorMessage", () => {
+  it("removes ARNs, account ids and the table name", () => {
+    const message =
+      "User: arn:aws:sts::123456789012:assumed-role/x/y is not authorized on resource arn:aws:dynamodb:us-east-1:123456789012:table/prod-posts; table prod-posts, account 123456789012";
+    const clean = sanitizeErrorMessage(message, "prod-posts");
+    expect(clean).not.toMatch(/arn:|123456789012|prod-posts/);
+    expect(clean).toContain("is not authorized");
+  });
+});
