@@ -45,7 +45,10 @@ function decodeBody(event: APIGatewayProxyEventV2): string {
   const raw = event.body ?? "";
   // Base64 carries 3 bytes per 4 characters; refuse before decoding anything large.
   const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : raw.length;
-  if (size > BODY_MAX_BYTES || (!event.isBase64Encoded && Buffer.byteLength(raw) > BODY_MAX_BYTES)) {
+  if (
+    size > BODY_MAX_BYTES ||
+    (!event.isBase64Encoded && Buffer.byteLength(raw) > BODY_MAX_BYTES)
+  ) {
     throw new PayloadTooLargeError(`Request body must be at most ${BODY_MAX_BYTES} bytes`);
   }
   if (!event.isBase64Encoded) return raw;
@@ -81,7 +84,8 @@ function toResponse(reply: Reply): APIGatewayProxyStructuredResultV2 {
 }
 
 function errorReply(error: unknown): Reply {
-  if (error instanceof HttpError) return { statusCode: error.statusCode, body: { detail: error.message } };
+  if (error instanceof HttpError)
+    return { statusCode: error.statusCode, body: { detail: error.message } };
   return { statusCode: 500, body: { detail: "Internal server error" } };
 }
 
@@ -109,7 +113,12 @@ export function httpHandler(step: BusinessStep, logger: Logger): ApiHandler {
     if (reply.statusCode >= 500) {
       const err = failure instanceof Error ? failure : new Error(String(failure));
       const cause = err.cause instanceof Error ? err.cause : err;
-      logger.error("request failed", { ...fields, errorName: cause.name, errorMessage: cause.message, stack: cause.stack });
+      logger.error("request failed", {
+        ...fields,
+        errorName: cause.name,
+        errorMessage: cause.message,
+        stack: cause.stack,
+      });
     } else {
       logger.info("request", fields);
     }

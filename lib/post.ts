@@ -116,7 +116,10 @@ export function validateCreate(payload: Record<string, unknown>): NewPost {
   if (missing.length > 0) {
     throw new BadRequestError(`Missing required fields: ${sortedList(missing)}`);
   }
-  const post: NewPost = { title: checkTitle(payload.title), content: checkContent(payload.content) };
+  const post: NewPost = {
+    title: checkTitle(payload.title),
+    content: checkContent(payload.content),
+  };
   if (Object.hasOwn(payload, "id")) post.id = checkId(payload.id);
   if (Object.hasOwn(payload, "created_at")) {
     post.created_at = checkTimestamp("created_at", payload.created_at);

@@ -53,7 +53,9 @@ class ConditionFailed extends Error {}
 
 /** Removes what a client must not see from an SDK error message: ARNs, account ids, table names. */
 export function sanitizeErrorMessage(message: string, tableName: string): string {
-  let text = message.replace(/arn:aws[\w-]*:[^\s"',]+/g, "<arn>").replace(/\b\d{12}\b/g, "<account>");
+  let text = message
+    .replace(/arn:aws[\w-]*:[^\s"',]+/g, "<arn>")
+    .replace(/\b\d{12}\b/g, "<account>");
   if (tableName) text = text.split(tableName).join("<table>");
   return text;
 }
@@ -84,7 +86,9 @@ export class DynamoPostRepository implements PostRepository {
 
   async get(id: number): Promise<Post | undefined> {
     const result = await this.storage(() =>
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
+      this.db.send(
+        new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
+      ),
     );
     return result.Item as Post | undefined;
   }
@@ -142,7 +146,9 @@ export class DynamoPostRepository implements PostRepository {
 
   async delete(id: number): Promise<void> {
     if (id === COUNTER_ID) throw new Error("The id counter is not a post");
-    await this.storage(() => this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { id } })));
+    await this.storage(() =>
+      this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { id } })),
+    );
   }
 
   /** Takes the next value of the atomic counter. */

@@ -32,7 +32,12 @@ function parseServiceFormat(text: string): Date | undefined {
   const m = SERVICE_FORMAT.exec(text);
   if (!m) return undefined;
   const [year, day, month, hour, minute, second] = m.slice(1).map(Number) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   const d = new Date(year, month - 1, day, hour, minute, second);
   d.setFullYear(year); // years 0-99 would otherwise be read as 1900-1999

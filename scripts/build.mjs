@@ -24,7 +24,9 @@ export const bundleOptions = {
   minify: true,
   mainFields: ["module", "main"],
   outExtension: { ".js": ".mjs" },
-  banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+  banner: {
+    js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+  },
   legalComments: "none",
   logLevel: "warning",
 };

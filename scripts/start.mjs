@@ -5,7 +5,13 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { watch } from "./build.mjs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, ensureTable, localClient, startDynamoDbLocal } from "./dynamodb-local.mjs";
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  ensureTable,
+  localClient,
+  startDynamoDbLocal,
+} from "./dynamodb-local.mjs";
 
 // Lambda runs Node 22+; the SDK's notice about Node 20 is noise for local runs.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -26,8 +32,18 @@ client.destroy();
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
 const offline = spawn(
   process.execPath,
-  [serverlessBin, "offline", "start", "--stage", "local", "--httpPort", String(port),
-    "--lambdaPort", String(Number(process.env.LAMBDA_PORT ?? port + 2)), "--reloadHandler"],
+  [
+    serverlessBin,
+    "offline",
+    "start",
+    "--stage",
+    "local",
+    "--httpPort",
+    String(port),
+    "--lambdaPort",
+    String(Number(process.env.LAMBDA_PORT ?? port + 2)),
+    "--reloadHandler",
+  ],
   {
     cwd: root,
     stdio: "inherit",

@@ -12,7 +12,13 @@ export interface EventOptions {
 }
 
 /** Builds an HTTP API event for `/api/post` or `/api/post/{post_pk}`. */
-export function apiEvent({ method, postId, body, isBase64Encoded = false, headers = {} }: EventOptions) {
+export function apiEvent({
+  method,
+  postId,
+  body,
+  isBase64Encoded = false,
+  headers = {},
+}: EventOptions) {
   const routePath = postId === undefined ? "/api/post" : "/api/post/{post_pk}";
   const rawPath = postId === undefined ? "/api/post" : `/api/post/${postId}`;
   const event: APIGatewayProxyEventV2 = {
@@ -26,7 +32,13 @@ export function apiEvent({ method, postId, body, isBase64Encoded = false, header
       apiId: "api",
       domainName: "localhost",
       domainPrefix: "localhost",
-      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "test" },
+      http: {
+        method,
+        path: rawPath,
+        protocol: "HTTP/1.1",
+        sourceIp: "127.0.0.1",
+        userAgent: "test",
+      },
       requestId: `req-${Math.random().toString(36).slice(2)}`,
       routeKey: `${method} ${routePath}`,
       stage: "$default",

@@ -20,7 +20,8 @@ function recordingLogger() {
   return { logger, lines };
 }
 
-const failWith = (error: unknown) => httpHandler(async () => Promise.reject(error), recordingLogger().logger);
+const failWith = (error: unknown) =>
+  httpHandler(async () => Promise.reject(error), recordingLogger().logger);
 
 describe("error mapping", () => {
   it.each([
@@ -28,7 +29,11 @@ describe("error mapping", () => {
     [new NotFoundError(9), 404, "Blog post #9 not found"],
     [new ConflictError(9), 409, "Blog post #9 already exists"],
     [new PayloadTooLargeError("big"), 413, "big"],
-    [new StorageError("ProvisionedThroughputExceededException: slow down"), 500, "DB ERROR: ProvisionedThroughputExceededException: slow down"],
+    [
+      new StorageError("ProvisionedThroughputExceededException: slow down"),
+      500,
+      "DB ERROR: ProvisionedThroughputExceededException: slow down",
+    ],
     [new TypeError("x is undefined at /var/task/index.mjs:1"), 500, "Internal server error"],
     ["a thrown string", 500, "Internal server error"],
   ])("%s → %i", async (error, status, detail) => {
@@ -47,13 +52,21 @@ describe("error mapping", () => {
     expect(JSON.stringify(response.body)).not.toContain("boom");
     expect(lines).toHaveLength(1);
     expect(lines[0]?.level).toBe("error");
-    expect(lines[0]?.fields).toMatchObject({ status: 500, errorName: "RangeError", postId: "4", route: "GET /api/post/{post_pk}" });
+    expect(lines[0]?.fields).toMatchObject({
+      status: 500,
+      errorName: "RangeError",
+      postId: "4",
+      route: "GET /api/post/{post_pk}",
+    });
     expect(String(lines[0]?.fields?.stack)).toContain("RangeError: boom");
   });
 
   it("logs one info line with status and duration for a normal request", async () => {
     const { logger, lines } = recordingLogger();
-    await invoke(httpHandler(async () => ok([]), logger), { method: "GET" });
+    await invoke(
+      httpHandler(async () => ok([]), logger),
+      { method: "GET" },
+    );
     expect(lines).toHaveLength(1);
     expect(lines[0]?.fields).toMatchObject({ method: "GET", route: "GET /api/post", status: 200 });
     expect(typeof lines[0]?.fields?.durationMs).toBe("number");
@@ -63,9 +76,19 @@ describe("error mapping", () => {
 describe("replies", () => {
   it("sets location on 201 and keeps the detail on 204", async () => {
     const { logger } = recordingLogger();
-    const made = await invoke(httpHandler(async () => created({ id: 1 }, "/api/post/1"), logger), { method: "POST", body: {} });
-    expect(made).toMatchObject({ status: 201, headers: { location: "/api/post/1" }, body: { id: 1 } });
-    const gone = await invoke(httpHandler(async () => noContent("Blog post #1 deleted"), logger), { method: "DELETE", postId: "1" });
+    const made = await invoke(
+      httpHandler(async () => created({ id: 1 }, "/api/post/1"), logger),
+      { method: "POST", body: {} },
+    );
+    expect(made).toMatchObject({
+      status: 201,
+      headers: { location: "/api/post/1" },
+      body: { id: 1 },
+    });
+    const gone = await invoke(
+      httpHandler(async () => noContent("Blog post #1 deleted"), logger),
+      { method: "DELETE", postId: "1" },
+    );
     expect(gone).toMatchObject({ status: 204, body: { detail: "Blog post #1 deleted" } });
   });
 });
@@ -79,8 +102,20 @@ describe("body parsing", () => {
     ["a JSON array", "[]", false, 400, "Request body must be a JSON object"],
     ["JSON null", "null", false, 400, "Request body must be a JSON object"],
     ["a JSON string", '"x"', false, 400, "Request body must be a JSON object"],
-    ["base64 of invalid UTF-8", Buffer.from([0xff, 0xfe]).toString("base64"), true, 400, "Request body is not valid UTF-8"],
-    ["a body over the limit", `{"a":"${"x".repeat(BODY_MAX_BYTES)}"}`, false, 413, `Request body must be at most ${BODY_MAX_BYTES} bytes`],
+    [
+      "base64 of invalid UTF-8",
+      Buffer.from([0xff, 0xfe]).toString("base64"),
+      true,
+      400,
+      "Request body is not valid UTF-8",
+    ],
+    [
+      "a body over the limit",
+      `{"a":"${"x".repeat(BODY_MAX_BYTES)}"}`,
+      false,
+      413,
+      `Request body must be at most ${BODY_MAX_BYTES} bytes`,
+    ],
   ])("rejects %s", async (_label, body, isBase64Encoded, status, detail) => {
     const response = await invoke(echo, { method: "POST", body, isBase64Encoded });
     expect(response).toMatchObject({ status, body: { detail } });

@@ -18,11 +18,28 @@ describe("parsePostId", () => {
   });
 
   it.each([
-    "0", "-1", "+1", "1.5", "1.0", "01", "1e3", "abc", "", " 1", "1 ", "0x10", "９",
-    "9007199254740992", "1".repeat(400), undefined,
+    "0",
+    "-1",
+    "+1",
+    "1.5",
+    "1.0",
+    "01",
+    "1e3",
+    "abc",
+    "",
+    " 1",
+    "1 ",
+    "0x10",
+    "９",
+    "9007199254740992",
+    "1".repeat(400),
+    undefined,
   ])("rejects %j with 400", (raw) => {
     expect(() => parsePostId(raw)).toThrow(
-      expect.objectContaining({ statusCode: 400, message: "Blog post id must be a positive integer" }),
+      expect.objectContaining({
+        statusCode: 400,
+        message: "Blog post id must be a positive integer",
+      }),
     );
   });
 });
@@ -65,12 +82,12 @@ describe("validateCreate", () => {
   });
 
   it("bounds content in UTF-8 bytes with 413", () => {
-    expect(validateCreate({ title: "t", content: "x".repeat(CONTENT_MAX_BYTES) }).content).toHaveLength(
-      CONTENT_MAX_BYTES,
-    );
-    expect(() => validateCreate({ title: "t", content: "é".repeat(CONTENT_MAX_BYTES / 2 + 1) })).toThrow(
-      new PayloadTooLargeError("content must be at most 300000 bytes (UTF-8)"),
-    );
+    expect(
+      validateCreate({ title: "t", content: "x".repeat(CONTENT_MAX_BYTES) }).content,
+    ).toHaveLength(CONTENT_MAX_BYTES);
+    expect(() =>
+      validateCreate({ title: "t", content: "é".repeat(CONTENT_MAX_BYTES / 2 + 1) }),
+    ).toThrow(new PayloadTooLargeError("content must be at most 300000 bytes (UTF-8)"));
   });
 
   it("keeps a client-sent id and timestamps, reading both timestamp forms", () => {
@@ -83,7 +100,13 @@ describe("validateCreate", () => {
         created_at: "2026-04-03 15:06:07",
         updated_at: null,
       }),
-    ).toEqual({ id: 7, title: "t", content: "c", created_at: "2026-03-04T15:06:07.000Z", updated_at: null });
+    ).toEqual({
+      id: 7,
+      title: "t",
+      content: "c",
+      created_at: "2026-03-04T15:06:07.000Z",
+      updated_at: null,
+    });
   });
 
   it.each([0, -1, 1.5, "7", null, 2 ** 53])("rejects id %j", (id) => {

@@ -1,0 +1,145 @@
+// Integration: the DynamoDB repository against DynamoDB Local.
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConflictError, NotFoundError } from "../../lib/errors.js";
+import { COUNTER_ID } from "../../lib/repository.js";
+import { freshTable } from "../helpers/db.js";
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+const repo = () => table.repository;
+
+beforeAll(async () => {
+  table = await freshTable("repository");
+});
+afterAll(async () => {
+  await table.drop();
+});
+
+describe("create", () => {
+  it("issues increasing ids from the counter and stores both timestamps", async () => {
+    const first = await repo().create({ title: "a", content: "1" });
+    const second = await repo().create({ title: "b", content: "2" });
+    expect(second.id).toBe(first.id + 1);
+    expect(first.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(first.updated_at).toBe(first.created_at);
+    expect(await repo().get(first.id)).toEqual(first);
+  });
+
+  it("keeps a client-chosen id and refuses it a second time without overwriting", async () => {
+    const post = await repo().create({ id: 5000, title: "mine", content: "x", created_at: null });
+    expect(post).toMatchObject({ id: 5000, created_at: null });
+    await expect(repo().create({ id: 5000, title: "other", content: "y" })).rejects.toThrow(
+      new ConflictError(5000),
+    );
+    expect((await repo().get(5000))?.title).toBe("mine");
+  });
+
+  it("skips counter values already taken by client-chosen ids", async () => {
+    const before = await repo().create({ title: "probe", content: "" });
+    const taken = [before.id + 1, before.id + 2, before.id + 4];
+    for (const id of taken) await repo().create({ id, title: `client ${id}`, content: "" });
+    const issued = [];
+    for (let i = 0; i < 3; i++)
+      issued.push((await repo().create({ title: "auto", content: "" })).id);
+    expect(issued).toEqual([before.id + 3, before.id + 5, before.id + 6]);
+    for (const id of taken) expect((await repo().get(id))?.title).toBe(`client ${id}`);
+  });
+
+  it("gives 100 concurrent creates 100 distinct ids that all list", async () => {
+    const made = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => repo().create({ title: `c${i}`, content: "" })),
+    );
+    const ids = new Set(made.map((post) => post.id));
+    expect(ids.size).toBe(100);
+    const listed = new Set((await repo().list()).map((post) => post.id));
+    for (const id of ids) expect(listed.has(id)).toBe(true);
+  });
+});
+
+describe("update", () => {
+  it("changes only the given fields and refreshes updated_at", async () => {
+    const post = await repo().create({
+      title: "old",
+      content: "body",
+      created_at: "2020-01-01T00:00:00.000Z",
+    });
+    const updated = await repo().update(post.id, { title: "new" });
+    expect(updated).toMatchObject({
+      id: post.id,
+      title: "new",
+      content: "body",
+      created_at: post.created_at,
+    });
+    expect(updated.updated_at! > post.updated_at!).toBe(true);
+  });
+
+  it("never creates a post", async () => {
+    await expect(repo().update(777_777, { title: "x" })).rejects.toThrow(
+      new NotFoundError(777_777),
+    );
+    expect(await repo().get(777_777)).toBeUndefined();
+  });
+
+  it("loses every race with delete without resurrecting the post", async () => {
+    for (let round = 0; round < 20; round++) {
+      const post = await repo().create({ title: "race", content: "" });
+      const [updated] = await Promise.allSettled([
+        repo().update(post.id, { title: "after" }),
+        repo().delete(post.id),
+      ]);
+      expect(await repo().get(post.id)).toBeUndefined();
+      if (updated.status === "rejected") expect(updated.reason).toBeInstanceOf(NotFoundError);
+    }
+  });
+});
+
+describe("delete", () => {
+  it("removes the post and is quiet about a missing one", async () => {
+    const post = await repo().create({ title: "bye", content: "" });
+    await repo().delete(post.id);
+    expect(await repo().get(post.id)).toBeUndefined();
+    await expect(repo().delete(post.id)).resolves.toBeUndefined();
+  });
+
+  it("refuses to delete the counter", async () => {
+    await expect(repo().delete(COUNTER_ID)).rejects.toThrow();
+    expect((await table.items()).some((item) => item.id === COUNTER_ID)).toBe(true);
+  });
+});
+
+describe("list", () => {
+  it("never shows the counter and sorts ascending by id", async () => {
+    const posts = await repo().list();
+    expect(posts.length).toBeGreaterThan(0);
+    expect(posts.some((post) => post.id === COUNTER_ID)).toBe(false);
+    const ids = posts.map((post) => post.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
+
+describe("a table larger than one 1 MB Scan page", () => {
+  let big: Awaited<ReturnType<typeof freshTable>>;
+  beforeAll(async () => {
+    big = await freshTable("big");
+  });
+  afterAll(async () => {
+    await big.drop();
+  });
+
+  it("lists in full", async () => {
+    const content = "x".repeat(10_000);
+    const count = 250; // ~2.5 MB: at least three Scan pages
+    for (let i = 0; i < count; i += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, (_, j) =>
+          big.repository.create({ title: `p${i + j}`, content }),
+        ),
+      );
+    }
+    const firstPage = await big.documentClient.send(new ScanCommand({ TableName: big.tableName }));
+    expect(firstPage.LastEvaluatedKey).toBeDefined(); // the table really spans several pages
+    const posts = await big.repository.list();
+    expect(posts).toHaveLength(count);
+    expect(posts.map((post) => post.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+  });
+});
