@@ -23,6 +23,8 @@ export interface ApiRequest {
   postId: string | undefined;
   /** The body parsed as a JSON object; throws a 4xx HttpError when it is not one. */
   jsonObject(): Record<string, unknown>;
+  /** A request header by case-insensitive name. */
+  header(name: string): string | undefined;
 }
 
 export type BusinessStep = (request: ApiRequest) => Promise<Reply>;
@@ -75,6 +77,14 @@ function parseJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
+function findHeader(headers: APIGatewayProxyEventV2["headers"], name: string) {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (key.toLowerCase() === wanted) return value;
+  }
+  return undefined;
+}
+
 function toResponse(reply: Reply): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: reply.statusCode,
@@ -97,7 +107,11 @@ export function httpHandler(step: BusinessStep, logger: Logger): ApiHandler {
     let reply: Reply;
     let failure: unknown;
     try {
-      reply = await step({ postId, jsonObject: () => parseJsonObject(event) });
+      reply = await step({
+        postId,
+        jsonObject: () => parseJsonObject(event),
+        header: (name) => findHeader(event.headers, name),
+      });
     } catch (error) {
       failure = error;
       reply = errorReply(error);

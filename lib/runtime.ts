@@ -8,4 +8,7 @@ const config = readConfig();
 /** The instance's logger. */
 export const logger = createLogger(config.logLevel);
 /** The instance's repository over the configured table. */
-export const repository = new DynamoPostRepository(createDocumentClient(config), config.tableName);
+export const repository = new DynamoPostRepository(createDocumentClient(config), config.tableName, {
+  idempotencyTableName: config.idempotencyTableName,
+  idBlockSize: config.idBlockSize,
+});

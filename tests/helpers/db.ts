@@ -2,7 +2,7 @@
 import { DeleteTableCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { inject } from "vitest";
-import { ensureTable, localClient } from "../../scripts/dynamodb-local.mjs";
+import { ensureIdempotencyTable, ensureTable, localClient } from "../../scripts/dynamodb-local.mjs";
 import { readConfig } from "../../lib/config.js";
 import { DynamoPostRepository, createDocumentClient } from "../../lib/repository.js";
 
@@ -13,10 +13,12 @@ export async function freshTable(label: string) {
   const endpoint = inject("dynamoEndpoint");
   const tableName = `${label}-${process.pid}-${++tables}-${Date.now()}`;
   const admin = localClient(endpoint);
+  const idempotencyTableName = `${tableName}-keys`;
   await ensureTable(admin, tableName);
+  await ensureIdempotencyTable(admin, idempotencyTableName);
   const config = readConfig({ TABLE_NAME: tableName, AWS_ENDPOINT_URL_DYNAMODB: endpoint });
   const documentClient = createDocumentClient(config);
-  const repository = new DynamoPostRepository(documentClient, tableName);
+  const repository = new DynamoPostRepository(documentClient, tableName, { idempotencyTableName });
 
   /** Every item in the table, counter included, sorted by id. */
   const items = async (): Promise<Record<string, unknown>[]> => {
@@ -34,8 +36,9 @@ export async function freshTable(label: string) {
 
   const drop = async () => {
     await admin.send(new DeleteTableCommand({ TableName: tableName }));
+    await admin.send(new DeleteTableCommand({ TableName: idempotencyTableName }));
     admin.destroy();
     documentClient.destroy();
   };
-  return { tableName, endpoint, documentClient, repository, items, drop };
+  return { tableName, idempotencyTableName, endpoint, documentClient, repository, items, drop };
 }

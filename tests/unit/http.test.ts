@@ -132,7 +132,7 @@ describe("sanitizeErrorMessage", () => {
   it("removes ARNs, account ids and the table name", () => {
     const message =
       "User: arn:aws:sts::123456789012:assumed-role/x/y is not authorized on resource arn:aws:dynamodb:us-east-1:123456789012:table/prod-posts; table prod-posts, account 123456789012";
-    const clean = sanitizeErrorMessage(message, "prod-posts");
+    const clean = sanitizeErrorMessage(message, ["prod-posts"]);
     expect(clean).not.toMatch(/arn:|123456789012|prod-posts/);
     expect(clean).toContain("is not authorized");
   });

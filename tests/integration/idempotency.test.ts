@@ -1,0 +1,150 @@
+// Integration: retried creates with an Idempotency-Key against DynamoDB Local.
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPost } from "../../handlers/create-post.js";
+import { fingerprintPayload } from "../../lib/idempotency.js";
+import { freshTable } from "../helpers/db.js";
+import { invoke } from "../helpers/events.js";
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+let create: ReturnType<typeof createPost>;
+let keys = 0;
+const newKey = () => `key-${Date.now()}-${++keys}`;
+const post = (body: unknown, key?: string) =>
+  invoke(create, {
+    method: "POST",
+    body,
+    headers: key === undefined ? {} : { "Idempotency-Key": key },
+  });
+const posts = async () => (await table.items()).filter((item) => item.id !== 0);
+const counter = async () => (await table.items()).find((item) => item.id === 0)?.last_id;
+
+beforeAll(async () => {
+  table = await freshTable("idempotency");
+  create = createPost(table.repository);
+});
+afterAll(async () => {
+  await table.drop();
+});
+
+describe("Idempotency-Key on create", () => {
+  it("replays the same post and status for the same key and body, without a second write", async () => {
+    const key = newKey();
+    const first = await post({ title: "once", content: "c" }, key);
+    const before = { posts: await posts(), counter: await counter() };
+    const again = await post({ content: "c", title: "once" }, key); // key order does not matter
+    expect(first.status).toBe(201);
+    expect(again).toEqual(first);
+    expect(await posts()).toEqual(before.posts);
+    expect(await counter()).toBe(before.counter);
+  });
+
+  it("answers 422 for the same key with a different body, and writes nothing", async () => {
+    const key = newKey();
+    await post({ title: "a", content: "c" }, key);
+    const before = await table.items();
+    const response = await post({ title: "b", content: "c" }, key);
+    expect(response).toMatchObject({
+      status: 422,
+      body: { detail: "Idempotency-Key was already used with a different request body" },
+    });
+    expect(await table.items()).toEqual(before);
+  });
+
+  it("creates exactly one post under 20 concurrent retries of one key", async () => {
+    const key = newKey();
+    const before = (await posts()).length;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => post({ title: "race", content: "c" }, key)),
+    );
+    expect(new Set(responses.map((r) => r.status))).toEqual(new Set([201]));
+    expect(new Set(responses.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    expect((await posts()).length).toBe(before + 1);
+  });
+
+  it("replays a 409 for a client-chosen id that was taken", async () => {
+    await post({ id: 900, title: "taken", content: "c" });
+    const key = newKey();
+    const first = await post({ id: 900, title: "mine", content: "c" }, key);
+    expect(first).toMatchObject({ status: 409, body: { detail: "Blog post #900 already exists" } });
+    expect(await post({ id: 900, title: "mine", content: "c" }, key)).toEqual(first);
+  });
+
+  it("is independent between keys and leaves plain creates as the spec says", async () => {
+    const a = await post({ title: "x", content: "c" }, newKey());
+    const b = await post({ title: "x", content: "c" }, newKey());
+    const c = await post({ title: "x", content: "c" });
+    const d = await post({ title: "x", content: "c" });
+    const ids = [a, b, c, d].map((r) => (r.body as { id: number }).id);
+    expect(new Set(ids).size).toBe(4);
+  });
+
+  it("remembers a key for 24 hours", async () => {
+    const key = newKey();
+    const started = Math.floor(Date.now() / 1000);
+    await post({ title: "ttl", content: "c" }, key);
+    const record = await table.documentClient.send(
+      new GetCommand({ TableName: table.idempotencyTableName, Key: { key } }),
+    );
+    const expires = record.Item?.expires_at as number;
+    expect(expires - started).toBeGreaterThanOrEqual(86_400 - 1);
+    expect(expires - started).toBeLessThanOrEqual(86_400 + 5);
+  });
+
+  it("treats an expired key as new", async () => {
+    const key = newKey();
+    await table.documentClient.send(
+      new PutCommand({
+        TableName: table.idempotencyTableName,
+        Item: { key, fingerprint: "old", owner: "x", state: "done", status: 201, expires_at: 1 },
+      }),
+    );
+    expect((await post({ title: "fresh", content: "c" }, key)).status).toBe(201);
+  });
+
+  /** Leaves a claim as a Lambda that timed out mid-request would leave it. */
+  const leavePendingClaim = (key: string, body: Record<string, unknown>, leaseUntil: number) =>
+    table.documentClient.send(
+      new PutCommand({
+        TableName: table.idempotencyTableName,
+        Item: {
+          key,
+          fingerprint: fingerprintPayload(body),
+          owner: "a request that died",
+          state: "pending",
+          lease_until: leaseUntil,
+          expires_at: Math.floor(Date.now() / 1000) + 86_400,
+        },
+      }),
+    );
+
+  it("takes over a key whose first request died before writing", async () => {
+    const key = newKey();
+    const body = { title: "retry", content: "c" };
+    await leavePendingClaim(key, body, Date.now() - 1);
+    const before = (await posts()).length;
+    const retried = await post(body, key);
+    expect(retried.status).toBe(201);
+    expect((await posts()).length).toBe(before + 1);
+    expect(await post(body, key)).toEqual(retried);
+  });
+
+  it("answers 409 in progress when the first request holds the key past the wait", async () => {
+    const key = newKey();
+    const body = { title: "slow", content: "c" };
+    await leavePendingClaim(key, body, Date.now() + 60_000);
+    const before = await table.items();
+    expect(await post(body, key)).toMatchObject({
+      status: 409,
+      body: { detail: "A request with this Idempotency-Key is still in progress; retry shortly" },
+    });
+    expect(await table.items()).toEqual(before);
+  });
+
+  it.each(["", "a b", "é", "x".repeat(256)])("rejects the key %j with 400", async (key) => {
+    expect(await post({ title: "t", content: "c" }, key)).toMatchObject({
+      status: 400,
+      body: { detail: "Idempotency-Key must be 1 to 255 visible ASCII characters" },
+    });
+  });
+});
