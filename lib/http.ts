@@ -4,11 +4,20 @@ import type {
   APIGatewayProxyResultV2,
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
+import { gzipSync, constants as zlib } from "node:zlib";
 import { BadRequestError, HttpError, PayloadTooLargeError } from "./errors.js";
 import type { Logger } from "./logger.js";
 
 /** Largest request body accepted, in bytes, checked before the body is decoded or parsed. */
 export const BODY_MAX_BYTES = 1_048_576;
+
+/**
+ * Largest response Lambda can return (6 MB for the whole invocation result), less room for the
+ * status and headers around the body.
+ */
+export const RESPONSE_MAX_BYTES = 6 * 1024 * 1024 - 16 * 1024;
+/** Bodies smaller than this are not worth compressing. */
+const GZIP_MIN_BYTES = 1024;
 
 /** What a business step returns; the wrapper turns it into the HTTP response. */
 export interface Reply {
@@ -85,12 +94,49 @@ function findHeader(headers: APIGatewayProxyEventV2["headers"], name: string) {
   return undefined;
 }
 
-function toResponse(reply: Reply): APIGatewayProxyStructuredResultV2 {
+/** Whether an Accept-Encoding header allows gzip (by name or `*`, with a non-zero q). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(",").some((part) => {
+    const [coding = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    return (coding === "gzip" || coding === "*") && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+/** Size of a string once it is embedded in Lambda's JSON result (quotes and escapes included). */
+const embeddedSize = (text: string) =>
+  text.length < RESPONSE_MAX_BYTES / 6 ? text.length : Buffer.byteLength(JSON.stringify(text));
+
+function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredResultV2 {
+  const hint = compressed
+    ? "even compressed"
+    : "send Accept-Encoding: gzip to receive it compressed";
   return {
-    statusCode: reply.statusCode,
-    headers: { ...JSON_HEADERS, ...reply.headers },
-    body: JSON.stringify(reply.body),
+    statusCode: 500,
+    headers: JSON_HEADERS,
+    body: JSON.stringify({
+      detail: `Response too large: ${size} bytes exceed the 6 MB Lambda response limit (${hint})`,
+    }),
   };
+}
+
+function toResponse(reply: Reply, gzip: boolean): APIGatewayProxyStructuredResultV2 {
+  const body = JSON.stringify(reply.body);
+  const headers = { ...JSON_HEADERS, ...reply.headers };
+  if (gzip && body.length >= GZIP_MIN_BYTES) {
+    const zipped = gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
+    if (zipped.length > RESPONSE_MAX_BYTES) return tooLarge(zipped.length, true);
+    return {
+      statusCode: reply.statusCode,
+      headers: { ...headers, "content-encoding": "gzip", vary: "accept-encoding" },
+      body: zipped,
+      isBase64Encoded: true,
+    };
+  }
+  const size = embeddedSize(body);
+  if (size > RESPONSE_MAX_BYTES) return tooLarge(size, false);
+  return { statusCode: reply.statusCode, headers, body };
 }
 
 function errorReply(error: unknown): Reply {
@@ -136,6 +182,6 @@ export function httpHandler(step: BusinessStep, logger: Logger): ApiHandler {
     } else {
       logger.info("request", fields);
     }
-    return toResponse(reply);
+    return toResponse(reply, acceptsGzip(findHeader(event.headers, "accept-encoding")));
   };
 }

@@ -8,6 +8,7 @@ import { watch } from "./build.mjs";
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
+  ensureIdempotencyTable,
   ensureTable,
   localClient,
   startDynamoDbLocal,
@@ -19,6 +20,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT ?? 3000);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const tableName = process.env.POSTS_TABLE ?? "blog-post-api-local-posts";
+const keysTableName = process.env.IDEMPOTENCY_TABLE ?? "blog-post-api-local-idempotency-keys";
 const dataDir = `${root}.dynamodb`;
 
 mkdirSync(dataDir, { recursive: true });
@@ -27,6 +29,7 @@ const db = await startDynamoDbLocal({ port: dynamoPort, dbPath: dataDir });
 console.log(`DynamoDB Local (pid ${db.pid}) on ${db.endpoint}, data in .dynamodb/`);
 const client = localClient(db.endpoint);
 await ensureTable(client, tableName);
+await ensureIdempotencyTable(client, keysTableName);
 client.destroy();
 
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
@@ -50,6 +53,7 @@ const offline = spawn(
     env: {
       ...process.env,
       POSTS_TABLE: tableName,
+      IDEMPOTENCY_TABLE: keysTableName,
       TZ: process.env.TIME_ZONE ?? "UTC",
       AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
       AWS_REGION: LOCAL_REGION,

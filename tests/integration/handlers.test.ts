@@ -1,4 +1,6 @@
 // Integration: each handler, called with API Gateway events, against DynamoDB Local.
+import { gunzipSync } from "node:zlib";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPost } from "../../handlers/create-post.js";
 import { deletePost } from "../../handlers/delete-post.js";
@@ -7,7 +9,7 @@ import { listPosts } from "../../handlers/list-posts.js";
 import { updatePost } from "../../handlers/update-post.js";
 import { formatTimestamp } from "../../lib/timestamps.js";
 import { freshTable } from "../helpers/db.js";
-import { invoke } from "../helpers/events.js";
+import { apiEvent, invoke } from "../helpers/events.js";
 
 let table: Awaited<ReturnType<typeof freshTable>>;
 let api: {
@@ -314,5 +316,39 @@ describe("list", () => {
     const stored = (await table.items()).filter((item) => item.id !== 0);
     expect(posts.map((post) => post.id)).toEqual(stored.map((item) => item.id));
     expect(posts.every((post) => Object.keys(post).length === 5)).toBe(true);
+  });
+});
+
+describe("a list larger than Lambda's 6 MB response limit", () => {
+  let big: Awaited<ReturnType<typeof freshTable>>;
+  beforeAll(async () => {
+    big = await freshTable("huge-list");
+    const content = "lorem ipsum dolor sit amet ".repeat(400); // ~10.8 KB
+    for (let i = 0; i < 640; i += 32) {
+      await Promise.all(
+        Array.from({ length: 32 }, (_, j) =>
+          big.repository.create({ title: `p${i + j}`, content }),
+        ),
+      );
+    }
+  });
+  afterAll(async () => {
+    await big.drop();
+  });
+
+  it("arrives whole, gzipped, when the client accepts gzip", async () => {
+    const handler = listPosts(big.repository);
+    const result = (await handler(
+      apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
+    )) as APIGatewayProxyStructuredResultV2;
+    expect(result).toMatchObject({ statusCode: 200, isBase64Encoded: true });
+    const posts = JSON.parse(gunzipSync(Buffer.from(result.body ?? "", "base64")).toString());
+    expect(posts).toHaveLength(640);
+  });
+
+  it("is refused with a clear error, not a gateway failure, when it cannot be compressed", async () => {
+    const response = await invoke(listPosts(big.repository), { method: "GET" });
+    expect(response.status).toBe(500);
+    expect((response.body as { detail: string }).detail).toMatch(/^Response too large: /);
   });
 });

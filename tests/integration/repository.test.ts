@@ -2,7 +2,7 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../lib/errors.js";
-import { COUNTER_ID } from "../../lib/repository.js";
+import { COUNTER_ID, DynamoPostRepository } from "../../lib/repository.js";
 import { freshTable } from "../helpers/db.js";
 
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -141,5 +141,28 @@ describe("a table larger than one 1 MB Scan page", () => {
     const posts = await big.repository.list();
     expect(posts).toHaveLength(count);
     expect(posts.map((post) => post.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+  });
+});
+
+describe("id blocks (ID_BLOCK_SIZE > 1)", () => {
+  it("gives unique ids from reserved blocks and moves the counter a block at a time", async () => {
+    const blocks = await freshTable("blocks");
+    try {
+      const options = { idBlockSize: 10 };
+      const first = new DynamoPostRepository(blocks.documentClient, blocks.tableName, options);
+      const second = new DynamoPostRepository(blocks.documentClient, blocks.tableName, options);
+      const made = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          (i % 2 ? first : second).create({ title: `b${i}`, content: "" }),
+        ),
+      );
+      expect(new Set(made.map((post) => post.id)).size).toBe(30);
+      const counter = (await blocks.items()).find((item) => item.id === COUNTER_ID);
+      expect(Number(counter?.last_id) % 10).toBe(0);
+      expect(Number(counter?.last_id)).toBeGreaterThanOrEqual(Math.max(...made.map((p) => p.id)));
+      expect(await blocks.repository.list()).toHaveLength(30);
+    } finally {
+      await blocks.drop();
+    }
   });
 });

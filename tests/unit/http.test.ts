@@ -1,3 +1,5 @@
+import { gunzipSync } from "node:zlib";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import {
   BadRequestError,
@@ -6,10 +8,18 @@ import {
   PayloadTooLargeError,
   StorageError,
 } from "../../lib/errors.js";
-import { BODY_MAX_BYTES, created, httpHandler, noContent, ok } from "../../lib/http.js";
+import {
+  BODY_MAX_BYTES,
+  RESPONSE_MAX_BYTES,
+  acceptsGzip,
+  created,
+  httpHandler,
+  noContent,
+  ok,
+} from "../../lib/http.js";
 import type { Logger, LogFields } from "../../lib/logger.js";
 import { sanitizeErrorMessage } from "../../lib/repository.js";
-import { invoke } from "../helpers/events.js";
+import { apiEvent, invoke } from "../helpers/events.js";
 
 function recordingLogger() {
   const lines: { level: string; message: string; fields?: LogFields }[] = [];
@@ -135,5 +145,70 @@ describe("sanitizeErrorMessage", () => {
     const clean = sanitizeErrorMessage(message, ["prod-posts"]);
     expect(clean).not.toMatch(/arn:|123456789012|prod-posts/);
     expect(clean).toContain("is not authorized");
+  });
+});
+
+describe("compression and the response limit", () => {
+  const { logger } = recordingLogger();
+  const list = (count: number, size: number) =>
+    httpHandler(
+      async () => ok(Array.from({ length: count }, (_, id) => ({ id, content: "x".repeat(size) }))),
+      logger,
+    );
+  const call = (handler: ReturnType<typeof list>, acceptEncoding?: string) =>
+    handler(
+      apiEvent({
+        method: "GET",
+        headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {},
+      }),
+    ) as Promise<APIGatewayProxyStructuredResultV2>;
+
+  it.each([
+    ["gzip", true],
+    ["gzip, deflate, br", true],
+    ["br;q=1.0, gzip;q=0.5", true],
+    ["*", true],
+    ["gzip;q=0", false],
+    ["identity", false],
+    [undefined, false],
+  ])("Accept-Encoding %j allows gzip: %s", (header, expected) => {
+    expect(acceptsGzip(header)).toBe(expected);
+  });
+
+  it("gzips a large body when the client accepts it, and the body decodes to the same JSON", async () => {
+    const handler = list(50, 100);
+    const plain = await call(handler);
+    const zipped = await call(handler, "gzip");
+    expect(plain.isBase64Encoded).toBeFalsy();
+    expect(zipped).toMatchObject({
+      isBase64Encoded: true,
+      headers: { "content-encoding": "gzip" },
+    });
+    expect(gunzipSync(Buffer.from(zipped.body ?? "", "base64")).toString()).toBe(plain.body);
+  });
+
+  it("leaves small bodies alone", async () => {
+    const response = await call(list(1, 10), "gzip");
+    expect(response.isBase64Encoded).toBeFalsy();
+    expect(response.headers?.["content-encoding"]).toBeUndefined();
+  });
+
+  it("answers a clear error instead of a body over 6 MB, and gzip gets it through", async () => {
+    const handler = list(7_000, 1_000); // ~7 MB of JSON, very compressible
+    const plain = await call(handler);
+    expect(plain.statusCode).toBe(500);
+    expect(JSON.parse(plain.body ?? "")).toEqual({
+      detail: expect.stringMatching(
+        /^Response too large: \d+ bytes exceed the 6 MB Lambda response limit \(send Accept-Encoding: gzip/,
+      ),
+    });
+    const zipped = await call(handler, "gzip");
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.body?.length).toBeLessThan(RESPONSE_MAX_BYTES);
+  });
+
+  it("counts JSON escapes toward the limit", async () => {
+    const quotes = httpHandler(async () => ok({ text: '"'.repeat(3_500_000) }), logger);
+    expect((await call(quotes as ReturnType<typeof list>)).statusCode).toBe(500);
   });
 });
