@@ -1,0 +1,93 @@
+// Test helper: checks real HTTP responses against openapi.yaml, so the document cannot drift.
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { parse } from "yaml";
+
+const DOCUMENT_ID = "openapi.yaml";
+const documentPath = new URL("../../openapi.yaml", import.meta.url);
+
+interface Header {
+  required?: boolean;
+  schema?: object;
+}
+interface ResponseObject {
+  $ref?: string;
+  content?: Record<string, { schema?: object }>;
+  headers?: Record<string, Header>;
+}
+type Operation = { responses: Record<string, ResponseObject> };
+
+/** The contract, parsed. */
+export const openApi = parse(readFileSync(documentPath, "utf8")) as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { responses: Record<string, ResponseObject> };
+};
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema(openApi, DOCUMENT_ID);
+
+const pointer = (...parts: string[]) =>
+  parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+
+/** The path template of openapi.yaml that a concrete path matches. */
+function templateFor(path: string): string {
+  for (const template of Object.keys(openApi.paths)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    if (pattern.test(path)) return template;
+  }
+  throw new Error(`No path of openapi.yaml matches ${path}`);
+}
+
+/** A response as a test saw it. */
+export interface SeenResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/**
+ * Throws when a response is not one openapi.yaml documents for this method and path: an
+ * undocumented status, a missing required header, a wrong content type or a body that does
+ * not match the schema.
+ */
+export function assertMatchesContract(method: string, path: string, response: SeenResponse) {
+  const template = templateFor(new URL(path, "http://x").pathname);
+  const operation = openApi.paths[template]?.[method.toLowerCase()];
+  if (!operation) throw new Error(`openapi.yaml has no ${method} ${template}`);
+  const where = `${method} ${template} → ${response.status}`;
+  let documented = operation.responses[String(response.status)];
+  let location = pointer(
+    "paths",
+    template,
+    method.toLowerCase(),
+    "responses",
+    String(response.status),
+  );
+  if (!documented) throw new Error(`${where} is not documented in openapi.yaml`);
+  if (documented.$ref) {
+    location = documented.$ref.slice(2);
+    documented = openApi.components.responses[documented.$ref.split("/").pop() ?? ""];
+    if (!documented) throw new Error(`${where}: dangling $ref`);
+  }
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    if (header.required && !response.headers.has(name)) {
+      throw new Error(`${where}: required header ${name} is missing`);
+    }
+  }
+  const media = documented.content?.["application/json"];
+  if (!media) {
+    if (response.text !== "")
+      throw new Error(`${where}: documented without a body, got ${response.text}`);
+    return;
+  }
+  const type = response.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/json")) throw new Error(`${where}: content-type ${type}`);
+  const validate = ajv.getSchema(`${DOCUMENT_ID}#/${location}/content/application~1json/schema`);
+  if (!validate) throw new Error(`${where}: no schema at ${location}`);
+  const body: unknown = JSON.parse(response.text);
+  if (!validate(body)) {
+    throw new Error(
+      `${where}: body does not match openapi.yaml: ${ajv.errorsText(validate.errors)}\n${response.text.slice(0, 500)}`,
+    );
+  }
+}

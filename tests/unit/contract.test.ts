@@ -1,0 +1,58 @@
+// The contract itself: a valid OpenAPI 3.1 document, and a checker that really rejects drift.
+import { readFileSync } from "node:fs";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { assertMatchesContract } from "../helpers/contract.js";
+
+const seen = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+  status,
+  headers: new Headers({ "content-type": "application/json", ...headers }),
+  text: body === undefined ? "" : JSON.stringify(body),
+});
+const post = {
+  id: 1,
+  title: "t",
+  content: "c",
+  created_at: "2026-31-12 23:59:59",
+  updated_at: null,
+};
+
+describe("openapi.yaml", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const document = parse(readFileSync(new URL("../../openapi.yaml", import.meta.url), "utf8"));
+    const result = await new Validator().validate(document);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it("accepts what the service answers", () => {
+    expect(() => assertMatchesContract("GET", "/api/post", seen(200, [post]))).not.toThrow();
+    expect(() =>
+      assertMatchesContract("POST", "/api/post", seen(201, post, { location: "/api/post/1" })),
+    ).not.toThrow();
+    expect(() =>
+      assertMatchesContract("DELETE", "/api/post/1", seen(204, undefined)),
+    ).not.toThrow();
+    expect(() =>
+      assertMatchesContract("GET", "/api/post/9", seen(404, { detail: "Blog post #9 not found" })),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ["an extra key", "GET", "/api/post/1", seen(200, { ...post, author: "x" })],
+    [
+      "month before day",
+      "GET",
+      "/api/post/1",
+      seen(200, { ...post, created_at: "2026-12-31 23:59:59" }),
+    ],
+    ["a missing key", "GET", "/api/post/1", seen(200, { ...post, updated_at: undefined })],
+    ["an undocumented status", "GET", "/api/post/1", seen(418, { detail: "teapot" })],
+    ["an error without detail", "GET", "/api/post/1", seen(404, { message: "no" })],
+    ["201 without Location", "POST", "/api/post", seen(201, post)],
+    ["a body on 204", "DELETE", "/api/post/1", seen(204, { detail: "x" })],
+  ])("rejects %s", (_label, method, path, response) => {
+    expect(() => assertMatchesContract(method, path, response)).toThrow();
+  });
+});
