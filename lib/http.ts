@@ -53,7 +53,9 @@ export const noContent = (detail: string): Reply => ({ statusCode: 204, body: { 
 const JSON_HEADERS = { "content-type": "application/json" };
 
 function decodeBody(event: APIGatewayProxyEventV2): string {
-  const raw = event.body ?? "";
+  // API Gateway always sends a string; serverless-offline hands over JSON scalars it parsed.
+  const body: unknown = event.body;
+  const raw = typeof body === "string" ? body : body == null ? "" : JSON.stringify(body);
   // Base64 carries 3 bytes per 4 characters; refuse before decoding anything large.
   const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : raw.length;
   if (

@@ -64,6 +64,31 @@ const offline = spawn(
   },
 );
 
+/** Waits for serverless-offline to answer, then says where everything is. */
+async function announce() {
+  const base = `http://localhost:${port}`;
+  for (let tries = 0; tries < 300 && offline.exitCode === null; tries++) {
+    try {
+      await fetch(`${base}/api/post`);
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  console.log(`
+Blog post API: ${base}/api/post  (DynamoDB Local ${db.endpoint}, data in .dynamodb/)
+  GET    /api/post            list every post
+  POST   /api/post            create a post
+  GET    /api/post/{post_pk}  read one post
+  PUT    /api/post/{post_pk}  change some fields
+  DELETE /api/post/{post_pk}  delete a post
+Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -d '{"title":"Hello","content":"First post"}'
+Samples:  npm run seed
+Contract: openapi.yaml (OpenAPI 3.1; see the README to open it in a viewer)
+Ctrl-C stops the API and DynamoDB Local.
+`);
+}
+
 let stopping = false;
 async function stop(code = 0) {
   if (stopping) return;
@@ -76,3 +101,4 @@ async function stop(code = 0) {
 process.on("SIGINT", () => void stop());
 process.on("SIGTERM", () => void stop());
 offline.on("exit", (code) => void stop(code ?? 0));
+void announce();

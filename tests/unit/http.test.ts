@@ -131,6 +131,15 @@ describe("body parsing", () => {
     expect(response).toMatchObject({ status, body: { detail } });
   });
 
+  it.each([false, 0, null])(
+    "reads a body handed over as the JSON value %j like its text",
+    async (value) => {
+      const event = { ...apiEvent({ method: "POST" }), body: value as unknown as string };
+      const response = (await echo(event)) as APIGatewayProxyStructuredResultV2;
+      expect(response.statusCode).toBe(400);
+    },
+  );
+
   it("decodes a base64 body", async () => {
     const body = Buffer.from(JSON.stringify({ title: "é😀" })).toString("base64");
     const response = await invoke(echo, { method: "POST", body, isBase64Encoded: true });

@@ -1,0 +1,169 @@
+// Test helper: the built bundles served by serverless-offline over a fresh table, and its shutdown.
+import { spawn } from "node:child_process";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
+import { build, handlerNames } from "../../scripts/build.mjs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, freePort } from "../../scripts/dynamodb-local.mjs";
+import { freshTable } from "./db.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+/** The serverless CLI (osls) installed in the repository. */
+export const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
+
+const OUTPUT_KEPT_CHARS = 64 * 1024;
+const STOP_GRACE_MS = 5_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Builds every handler into dist/<name>/index.mjs (where serverless.yml looks). Each bundle is
+ * built beside dist/ and renamed into place, so a test file building at the same time as another
+ * one reads a bundle never sees a half-written file.
+ */
+export async function buildBundles(): Promise<void> {
+  const staging = `${root}dist/.staging-${process.pid}-${Date.now()}`;
+  try {
+    await build({ outdir: staging });
+    for (const name of handlerNames) {
+      await mkdir(`${root}dist/${name}`, { recursive: true });
+      await rename(`${staging}/${name}/index.mjs`, `${root}dist/${name}/index.mjs`);
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+export interface OfflineOptions {
+  /** Names the fresh table after the test file. */
+  label: string;
+  /** The server's local time zone (`TIME_ZONE`, and `TZ` for the process). */
+  timeZone?: string;
+  /** How long serverless-offline may take to answer its first request. */
+  readyTimeoutMs?: number;
+  /** More settings for serverless-offline, such as CORS_ORIGINS. */
+  env?: Record<string, string>;
+}
+
+export type PostsTable = Awaited<ReturnType<typeof freshTable>>;
+
+/** A running serverless-offline and the table it serves. */
+export interface Offline {
+  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  baseUrl: string;
+  /** The fresh table behind the API, for looking at stored items directly. */
+  table: PostsTable;
+  timeZone: string;
+  /** What serverless-offline printed so far (the last 64 KiB). */
+  output(): string;
+  /** Stops serverless-offline (and everything it started), then drops the table. */
+  stop(): Promise<void>;
+}
+
+/** Builds the bundles and starts serverless-offline over a fresh table; resolves once it answers HTTP. */
+export async function startOffline({
+  label,
+  timeZone = "UTC",
+  readyTimeoutMs = 60_000,
+  env = {},
+}: OfflineOptions): Promise<Offline> {
+  await buildBundles();
+  const table = await freshTable(label);
+  const [httpPort, lambdaPort] = [await freePort(), await freePort()];
+  const child = spawn(
+    process.execPath,
+    [
+      serverlessBin,
+      ...["offline", "start", "--stage", "test", "--host", "127.0.0.1"],
+      ...["--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort)],
+    ],
+    {
+      cwd: root,
+      // Its own process group, so stop() reaches anything it spawns as well.
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        POSTS_TABLE: table.tableName,
+        IDEMPOTENCY_TABLE: table.idempotencyTableName,
+        ...env,
+        AWS_ENDPOINT_URL_DYNAMODB: inject("dynamoEndpoint"),
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        TIME_ZONE: timeZone,
+        // serverless-offline runs handlers in worker threads, which share the process's zone:
+        // the function's TZ setting alone would not reach them.
+        TZ: timeZone,
+        LOG_LEVEL: "silent",
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      },
+    },
+  );
+  const pid = child.pid;
+  if (pid === undefined) {
+    await table.drop();
+    throw new Error("serverless-offline could not be spawned");
+  }
+
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-OUTPUT_KEPT_CHARS);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
+
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  };
+  // Last resort if the test process ends without afterAll (a crash, a killed worker).
+  const killOnExit = () => signalGroup("SIGKILL");
+  process.once("exit", killOnExit);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      signalGroup("SIGTERM");
+      const timer = setTimeout(() => signalGroup("SIGKILL"), STOP_GRACE_MS);
+      await exit;
+      clearTimeout(timer);
+      signalGroup("SIGKILL"); // anything left in the group once its leader is gone
+      process.off("exit", killOnExit);
+      await table.drop();
+    })());
+
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (exited) {
+      await stop();
+      throw new Error(`serverless-offline exited before answering HTTP. Output:\n${output}`);
+    }
+    try {
+      const probe = await fetch(`${baseUrl}/api/post`, { signal: AbortSignal.timeout(5_000) });
+      await probe.arrayBuffer();
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(
+          `serverless-offline did not answer GET ${baseUrl}/api/post within ` +
+            `${readyTimeoutMs} ms. Output:\n${output}`,
+        );
+      }
+      await sleep(200);
+    }
+  }
+  return { baseUrl, table, timeZone, output: () => output, stop };
+}

@@ -1,0 +1,194 @@
+// Test helper: one process of the concurrency workload. tests/integration/workload.test.ts bundles
+// this file with esbuild, forks it, and checks what every process recorded against the table.
+import { createPost } from "../../handlers/create-post.js";
+import { deletePost } from "../../handlers/delete-post.js";
+import { getPost } from "../../handlers/get-post.js";
+import { listPosts } from "../../handlers/list-posts.js";
+import { updatePost } from "../../handlers/update-post.js";
+import { readConfig } from "../../lib/config.js";
+import type { ApiHandler } from "../../lib/http.js";
+import type { Logger } from "../../lib/logger.js";
+import { DynamoPostRepository, createDocumentClient } from "../../lib/repository.js";
+import { apiEvent } from "./events.js";
+
+export type Operation = "create" | "update" | "delete" | "get" | "list";
+
+/** What the test asks one worker to do. */
+export interface WorkerPlan {
+  worker: number;
+  /** Operations this worker runs in all, shared among its lanes. */
+  operations: number;
+  /** Concurrent loops inside the worker. */
+  lanes: number;
+  seed: number;
+  /** Client-chosen ids and random targets are drawn from 1..idRange. */
+  idRange: number;
+  /** No operation starts after this many milliseconds. */
+  timeLimitMs: number;
+}
+
+/** One operation as the worker saw it: what it sent, what came back, and when (µs, monotonic). */
+export interface OperationRecord {
+  worker: number;
+  lane: number;
+  seq: number;
+  op: Operation;
+  /** The target id; for a create, the client-chosen id or the id the 201 returned. */
+  id?: number;
+  /** Whether a create sent its own id. */
+  clientId: boolean;
+  sent?: { title?: string; content?: string };
+  status: number;
+  body: unknown;
+  start: number;
+  end: number;
+}
+
+export type WorkerMessage =
+  | { type: "ready" }
+  | { type: "done"; records: OperationRecord[]; truncated: boolean; errors: string[] }
+  | { type: "failed"; error: string };
+
+/** CLOCK_MONOTONIC in microseconds: one clock for every process on the machine. */
+const now = () => Number(process.hrtime.bigint() / 1000n);
+
+/** A small seeded PRNG (mulberry32), so each lane's choices repeat from run to run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const errors: string[] = [];
+const logger: Logger = {
+  info: () => {},
+  error: (message, fields) => {
+    if (errors.length < 20) errors.push(`${message} ${JSON.stringify(fields)}`);
+  },
+};
+const config = readConfig();
+const documentClient = createDocumentClient(config);
+const repository = new DynamoPostRepository(documentClient, config.tableName);
+const api: Record<Operation, ApiHandler> = {
+  create: createPost(repository, logger),
+  update: updatePost(repository, logger),
+  delete: deletePost(repository, logger),
+  get: getPost(repository, logger),
+  list: listPosts(repository, logger),
+};
+const METHODS = {
+  create: "POST",
+  update: "PUT",
+  delete: "DELETE",
+  get: "GET",
+  list: "GET",
+} as const;
+
+async function run(plan: WorkerPlan): Promise<void> {
+  const records: OperationRecord[] = [];
+  const known = new Set<number>();
+  const stopAt = Date.now() + plan.timeLimitMs;
+  let issued = 0;
+  let truncated = false;
+
+  const lane = async (laneIndex: number) => {
+    const next = random(plan.seed * 7919 + plan.worker * 104_729 + laneIndex);
+    const pick = (n: number) => Math.floor(next() * n);
+    const target = () =>
+      known.size > 0 && next() < 0.75 ? [...known][pick(known.size)]! : 1 + pick(plan.idRange);
+    while (issued < plan.operations) {
+      if (Date.now() > stopAt) {
+        truncated = true;
+        return;
+      }
+      const seq = issued++;
+      const tag = `w${plan.worker}-${seq}`;
+      const roll = next();
+      const op: Operation =
+        roll < 0.3
+          ? "create"
+          : roll < 0.5
+            ? "update"
+            : roll < 0.65
+              ? "delete"
+              : roll < 0.9
+                ? "get"
+                : "list";
+      let id: number | undefined;
+      let clientId = false;
+      let payload: Record<string, unknown> | undefined;
+      let sent: OperationRecord["sent"];
+      if (op === "create") {
+        sent = { title: `${tag} title`, content: `${tag} content` };
+        payload = { ...sent };
+        if (next() < 0.15) {
+          clientId = true;
+          id = 1 + pick(plan.idRange);
+          payload.id = id;
+        }
+      } else if (op === "update") {
+        id = target();
+        const which = next();
+        sent = {};
+        if (which < 0.75) sent.title = `${tag} title`;
+        if (which >= 0.5) sent.content = `${tag} content`;
+        payload = { ...sent };
+      } else if (op !== "list") {
+        id = target();
+      }
+      const event = apiEvent({
+        method: METHODS[op],
+        postId: id === undefined || op === "create" ? undefined : String(id),
+        body: payload,
+      });
+      const start = now();
+      const result = (await api[op](event)) as { statusCode: number; body: string };
+      const end = now();
+      const body: unknown = JSON.parse(result.body);
+      if (op === "create" && result.statusCode === 201) id = (body as { id: number }).id;
+      if (result.statusCode === 201 || (op === "get" && result.statusCode === 200)) known.add(id!);
+      if (op === "delete" || result.statusCode === 404) known.delete(id!);
+      if (op === "list" && Array.isArray(body)) {
+        for (const post of body.slice(-20)) known.add((post as { id: number }).id);
+      }
+      records.push({
+        worker: plan.worker,
+        lane: laneIndex,
+        seq,
+        op,
+        id,
+        clientId,
+        sent,
+        status: result.statusCode,
+        body,
+        start,
+        end,
+      });
+    }
+  };
+
+  await Promise.all(Array.from({ length: plan.lanes }, (_, index) => lane(index)));
+  records.sort((a, b) => a.seq - b.seq);
+  finish({ type: "done", records, truncated, errors });
+}
+
+function finish(message: WorkerMessage): void {
+  documentClient.destroy();
+  process.send!(message, () => process.exit(0));
+}
+
+process.on("message", (message: { type: "go"; plan: WorkerPlan }) => {
+  if (message.type !== "go") return;
+  run(message.plan).catch((error: unknown) =>
+    finish({
+      type: "failed",
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    }),
+  );
+});
+process.send!({ type: "ready" } satisfies WorkerMessage);

@@ -1,0 +1,362 @@
+// Packaging tests: what `serverless package` would deploy (template, function zips), checked offline.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handlerNames } from "../../scripts/build.mjs";
+import { buildBundles, serverlessBin } from "../helpers/offline.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const DYNAMODB_ACTIONS = [
+  "dynamodb:DeleteItem",
+  "dynamodb:GetItem",
+  "dynamodb:PutItem",
+  "dynamodb:Scan",
+  "dynamodb:UpdateItem",
+];
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+
+interface FunctionProperties {
+  Runtime: string;
+  Handler: string;
+  Code: { S3Key: string };
+  Environment?: { Variables?: Record<string, unknown> };
+}
+
+interface Statement {
+  Effect: string;
+  Action?: string | string[];
+  NotAction?: unknown;
+  Resource?: unknown;
+}
+
+let packageDir = "";
+let configuredDir = "";
+let resources: Record<string, Resource> = {};
+/** The template packaged with an alarm topic and CORS origins set. */
+let configured: { Resources: Record<string, Resource>; Conditions?: Record<string, unknown> };
+const ALARM_TOPIC = "arn:aws:sns:us-east-1:123456789012:blog-alarms";
+
+/** Packages the service into `dir` with the given environment; returns the update template. */
+async function packageInto(dir: string, env: NodeJS.ProcessEnv) {
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      [serverlessBin, "package", "--package", dir, "--stage", "test"],
+      { cwd: root, env, timeout: 120_000 },
+    );
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new Error(`serverless package failed:\n${stdout}${stderr}`, { cause: error });
+  }
+  return JSON.parse(
+    await readFile(join(dir, "cloudformation-template-update-stack.json"), "utf8"),
+  ) as typeof configured;
+}
+
+beforeAll(async () => {
+  packageDir = await mkdtemp(join(tmpdir(), "blog-post-package-"));
+  configuredDir = await mkdtemp(join(tmpdir(), "blog-post-package-configured-"));
+  await buildBundles();
+  // Defaults only: a developer's settings must not shape the default template.
+  const env = { ...process.env };
+  const settings = ["POSTS_TABLE", "IDEMPOTENCY_TABLE", "TIME_ZONE", "LOG_LEVEL"];
+  for (const name of [...settings, "ALARM_TOPIC_ARN", "CORS_ORIGINS"]) delete env[name];
+  const withOptions = {
+    ...env,
+    ALARM_TOPIC_ARN: ALARM_TOPIC,
+    CORS_ORIGINS: "https://blog.example",
+  };
+  // One at a time: two packagings in one folder share serverless's working files.
+  const plain = await packageInto(packageDir, env);
+  const optioned = await packageInto(configuredDir, withOptions);
+  resources = plain.Resources;
+  configured = optioned;
+});
+
+afterAll(async () => {
+  for (const dir of [packageDir, configuredDir]) {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+});
+
+const ofType = (type: string) =>
+  Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+const functions = () =>
+  ofType("AWS::Lambda::Function").map(
+    ([id, r]) => [id, r.Properties as unknown as FunctionProperties] as const,
+  );
+
+/** Names and uncompressed sizes of a zip's entries, read from its central directory. */
+async function zipEntries(file: string): Promise<{ name: string; size: number }[]> {
+  const zip = await readFile(file);
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0) throw new Error(`${file} is not a zip`);
+  const count = zip.readUInt16LE(end + 10);
+  let offset = zip.readUInt32LE(end + 16);
+  const entries: { name: string; size: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(offset) !== 0x02014b50) throw new Error(`${file}: bad central directory`);
+    const nameLength = zip.readUInt16LE(offset + 28);
+    const extraLength = zip.readUInt16LE(offset + 30);
+    const commentLength = zip.readUInt16LE(offset + 32);
+    entries.push({
+      name: zip.toString("utf8", offset + 46, offset + 46 + nameLength),
+      size: zip.readUInt32LE(offset + 24),
+    });
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+/** The bundle folder a handler setting such as `dist/get-post/index.handler` points at. */
+const bundleOf = (handler: string) => /^dist\/([^/]+)\/index\.handler$/.exec(handler)?.[1];
+
+describe("Lambda functions", () => {
+  it("are exactly five, one per handler, on nodejs22.x or newer", () => {
+    const all = functions();
+    expect(all).toHaveLength(5);
+    expect(all.map(([, fn]) => bundleOf(fn.Handler)).sort()).toEqual([...handlerNames].sort());
+    for (const [id, fn] of all) {
+      const major = Number(/^nodejs(\d+)\.x$/.exec(fn.Runtime)?.[1]);
+      expect(major, `${id} runtime ${fn.Runtime}`).toBeGreaterThanOrEqual(22);
+    }
+  });
+
+  it("each zip holds exactly its own bundle, as built", async () => {
+    const zips = (await readdir(packageDir)).filter((file) => file.endsWith(".zip"));
+    expect(zips).toHaveLength(5);
+    for (const [id, fn] of functions()) {
+      const zip = basename(fn.Code.S3Key);
+      expect(zips, id).toContain(zip);
+      const bundle = `dist/${bundleOf(fn.Handler)}/index.mjs`;
+      const built = await stat(join(root, bundle));
+      expect(await zipEntries(join(packageDir, zip)), id).toEqual([
+        { name: bundle, size: built.size },
+      ]);
+    }
+  });
+
+  it("each has TABLE_NAME (the table's name) and TZ (UTC unless TIME_ZONE is set)", () => {
+    const tableName = resources.PostsTable?.Properties.TableName;
+    expect(tableName).toEqual(expect.any(String));
+    for (const [id, fn] of functions()) {
+      expect(fn.Environment?.Variables, id).toMatchObject({ TABLE_NAME: tableName, TZ: "UTC" });
+    }
+  });
+});
+
+describe("PostsTable", () => {
+  it("is retained on stack deletion and replacement", () => {
+    expect(resources.PostsTable).toMatchObject({
+      Type: "AWS::DynamoDB::Table",
+      DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
+    });
+  });
+
+  it("is on-demand, with point-in-time recovery and a numeric hash key id", () => {
+    expect(resources.PostsTable?.Properties).toMatchObject({
+      BillingMode: "PAY_PER_REQUEST",
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+      AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
+    });
+  });
+});
+
+describe("IAM", () => {
+  const statements = (): Statement[] =>
+    [
+      ...ofType("AWS::IAM::Role"),
+      ...ofType("AWS::IAM::Policy"),
+      ...ofType("AWS::IAM::ManagedPolicy"),
+    ]
+      .flatMap(([, resource]) => {
+        const props = resource.Properties as {
+          Policies?: { PolicyDocument: { Statement: Statement[] } }[];
+          PolicyDocument?: { Statement: Statement[] };
+        };
+        return [
+          ...(props.Policies ?? []).map((p) => p.PolicyDocument),
+          props.PolicyDocument ?? { Statement: [] },
+        ];
+      })
+      .flatMap((document) => document.Statement);
+  const actionsOf = (statement: Statement) => [statement.Action ?? []].flat();
+  const touchesDynamoDb = (statement: Statement) =>
+    actionsOf(statement).some(
+      (action) => action === "*" || action.toLowerCase().startsWith("dynamodb:"),
+    );
+
+  const resourcesOf = (statement: Statement) => [statement.Resource ?? []].flat();
+  const arnOf = (table: string) => JSON.stringify({ "Fn::GetAtt": [table, "Arn"] });
+
+  it("grants only GetItem/PutItem/UpdateItem/DeleteItem/Scan, only on this stack's tables", () => {
+    const tableArns = ofType("AWS::DynamoDB::Table").map(([id]) => arnOf(id));
+    const dynamo = statements().filter(touchesDynamoDb);
+    expect(dynamo.length).toBeGreaterThan(0);
+    for (const statement of dynamo) {
+      expect(statement.Effect).toBe("Allow");
+      expect(DYNAMODB_ACTIONS).toEqual(expect.arrayContaining(actionsOf(statement)));
+      expect(resourcesOf(statement).length).toBeGreaterThan(0);
+      // A string here would be `*` or a hand-written ARN; only the tables' own ARNs are allowed.
+      for (const target of resourcesOf(statement)) {
+        expect(tableArns).toContain(JSON.stringify(target));
+      }
+    }
+  });
+
+  it("grants on the posts table exactly the five actions the handlers use", () => {
+    const onPosts = statements()
+      .filter(touchesDynamoDb)
+      .filter((statement) =>
+        resourcesOf(statement).some((target) => JSON.stringify(target) === arnOf("PostsTable")),
+      );
+    expect([...new Set(onPosts.flatMap(actionsOf))].sort()).toEqual(DYNAMODB_ACTIONS);
+  });
+
+  it("has no statement with NotAction, and no wildcard action", () => {
+    for (const statement of statements()) {
+      expect(statement.NotAction).toBeUndefined();
+      expect(actionsOf(statement)).not.toContain("*");
+    }
+  });
+});
+
+describe("HTTP API routes", () => {
+  it.each([
+    { route: "GET /api/post", bundle: "list-posts" },
+    { route: "POST /api/post", bundle: "create-post" },
+    { route: "GET /api/post/{post_pk}", bundle: "get-post" },
+    { route: "PUT /api/post/{post_pk}", bundle: "update-post" },
+    { route: "DELETE /api/post/{post_pk}", bundle: "delete-post" },
+  ])("$route reaches $bundle with payload format 2.0", ({ route, bundle }) => {
+    const [, found] =
+      ofType("AWS::ApiGatewayV2::Route").find(([, r]) => r.Properties.RouteKey === route) ?? [];
+    expect(found, route).toBeDefined();
+    const target = found?.Properties.Target as { "Fn::Join": [string, [string, { Ref: string }]] };
+    const integration = resources[target["Fn::Join"][1][1].Ref]?.Properties as {
+      PayloadFormatVersion: string;
+      IntegrationUri: { "Fn::GetAtt": [string, string] };
+    };
+    expect(integration.PayloadFormatVersion).toBe("2.0");
+    const fn = resources[integration.IntegrationUri["Fn::GetAtt"][0]];
+    expect(bundleOf((fn?.Properties as unknown as FunctionProperties).Handler)).toBe(bundle);
+  });
+
+  it("are exactly the five", () => {
+    expect(
+      ofType("AWS::ApiGatewayV2::Route")
+        .map(([, r]) => r.Properties.RouteKey)
+        .sort(),
+    ).toEqual([
+      "DELETE /api/post/{post_pk}",
+      "GET /api/post",
+      "GET /api/post/{post_pk}",
+      "POST /api/post",
+      "PUT /api/post/{post_pk}",
+    ]);
+  });
+});
+
+describe("least privilege per function", () => {
+  const grants = (functionId: string) => {
+    const role = (resources[functionId]?.Properties as { Role?: { "Fn::GetAtt"?: string[] } })
+      .Role?.["Fn::GetAtt"]?.[0];
+    expect(role, `${functionId} has a role of its own`).toBeDefined();
+    const policies = (
+      resources[role ?? ""]?.Properties as {
+        Policies: { PolicyDocument: { Statement: Statement[] } }[];
+      }
+    ).Policies;
+    const granted: Record<string, string[]> = {};
+    for (const statement of policies.flatMap((p) => p.PolicyDocument.Statement)) {
+      for (const target of [statement.Resource ?? []].flat()) {
+        const table = (target as { "Fn::GetAtt"?: string[] })["Fn::GetAtt"]?.[0];
+        if (!table) continue;
+        const actions = [statement.Action ?? []].flat() as string[];
+        granted[table] = [...(granted[table] ?? []), ...actions].sort();
+      }
+    }
+    return granted;
+  };
+
+  it.each([
+    ["ListPostsLambdaFunction", { PostsTable: ["dynamodb:Scan"] }],
+    ["GetPostLambdaFunction", { PostsTable: ["dynamodb:GetItem"] }],
+    [
+      "CreatePostLambdaFunction",
+      {
+        PostsTable: ["dynamodb:PutItem", "dynamodb:UpdateItem"],
+        IdempotencyTable: [
+          "dynamodb:DeleteItem",
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+        ],
+      },
+    ],
+    ["UpdatePostLambdaFunction", { PostsTable: ["dynamodb:UpdateItem"] }],
+    ["DeletePostLambdaFunction", { PostsTable: ["dynamodb:DeleteItem"] }],
+  ])("%s may make only the DynamoDB calls its code makes", (functionId, expected) => {
+    expect(grants(functionId)).toEqual(expected);
+  });
+
+  it("list cannot write, get cannot scan, delete cannot update the counter", () => {
+    expect(grants("ListPostsLambdaFunction").PostsTable).not.toContain("dynamodb:PutItem");
+    expect(grants("GetPostLambdaFunction").PostsTable).not.toContain("dynamodb:Scan");
+    expect(grants("DeletePostLambdaFunction").PostsTable).not.toContain("dynamodb:UpdateItem");
+  });
+});
+
+describe("optional alarms and CORS", () => {
+  const alarms = (template: { Resources: Record<string, Resource> }) =>
+    Object.entries(template.Resources).filter(([, r]) => r.Type === "AWS::CloudWatch::Alarm");
+
+  it("without ALARM_TOPIC_ARN, every alarm sits behind a condition that is false", () => {
+    const template = { Resources: resources };
+    expect(alarms(template).length).toBe(3);
+    for (const [, alarm] of alarms(template)) {
+      expect((alarm as Resource & { Condition?: string }).Condition).toBe("HasAlarmTopic");
+    }
+  });
+
+  it("with ALARM_TOPIC_ARN, the alarms notify that topic and the condition holds", () => {
+    expect(configured.Conditions?.HasAlarmTopic).toEqual({
+      "Fn::Not": [{ "Fn::Equals": [ALARM_TOPIC, ""] }],
+    });
+    const names = alarms(configured)
+      .map(([id]) => id)
+      .sort();
+    expect(names).toEqual(["ApiServerErrorsAlarm", "DynamoThrottlesAlarm", "LambdaErrorsAlarm"]);
+    for (const [, alarm] of alarms(configured)) {
+      expect(alarm.Properties.AlarmActions).toEqual([ALARM_TOPIC]);
+    }
+  });
+
+  it("has no CORS unless CORS_ORIGINS is set, and then only those origins", () => {
+    expect(resources.HttpApi?.Properties.CorsConfiguration).toBeUndefined();
+    expect(configured.Resources.HttpApi?.Properties.CorsConfiguration).toMatchObject({
+      AllowOrigins: ["https://blog.example"],
+      AllowHeaders: expect.arrayContaining(["Content-Type", "Idempotency-Key"]),
+      ExposeHeaders: ["Location"],
+    });
+  });
+
+  it("sets a log retention on every function's log group", () => {
+    const groups = Object.values(resources).filter((r) => r.Type === "AWS::Logs::LogGroup");
+    expect(groups).toHaveLength(5);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
+  });
+});
