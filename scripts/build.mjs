@@ -1,5 +1,7 @@
 // Build: one minified ES module bundle per handler, AWS SDK included, in dist/<handler>/index.mjs.
 import { readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
@@ -12,8 +14,112 @@ export const handlerNames = readdirSync(`${root}/handlers`)
   .sort();
 
 /**
+ * The credentials chain the bundles use instead of `@aws-sdk/credential-provider-node`. Lambda
+ * hands a function its execution role's credentials in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+ * and AWS_SESSION_TOKEN, the first link of the SDK's default chain. The other links (SSO, shared
+ * ini files, credential_process, web identity, container and instance metadata) and the STS, SSO
+ * and Signin clients they call are about 130 KB of every bundle that Lambda never runs. Exports
+ * what the original module does; reads the environment once, again only if the credentials carry
+ * an expiration (AWS_CREDENTIAL_EXPIRATION) that is near.
+ */
+const ENV_ONLY_CREDENTIALS = `
+import { fromEnv } from "@aws-sdk/credential-provider-env";
+import { CredentialsProviderError } from "@smithy/core/config";
+
+export const credentialsWillNeedRefresh = (credentials) => credentials?.expiration !== undefined;
+export const credentialsTreatedAsExpired = (credentials) =>
+  credentials?.expiration !== undefined && credentials.expiration.getTime() - Date.now() < 300000;
+
+export const defaultProvider = (init = {}) => {
+  const fromEnvironment = fromEnv(init);
+  let credentials;
+  return async () => {
+    if (credentials && !credentialsTreatedAsExpired(credentials)) return credentials;
+    try {
+      credentials = await fromEnvironment();
+    } catch {
+      throw new CredentialsProviderError(
+        "No AWS credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: this bundle reads " +
+          "credentials only from the environment, where Lambda puts them (scripts/build.mjs)",
+        { logger: init.logger, tryNextLink: false },
+      );
+    }
+    return credentials;
+  };
+};
+`;
+
+/**
+ * What the SDK's HTTP protocols load, with a dynamic import, for an operation with an event stream.
+ * DynamoDB has none, so the event-stream codec (about 15 KB) would never run.
+ */
+const NO_EVENT_STREAMS = `
+const missing = () => {
+  throw new Error("Event streams are left out of this bundle (scripts/build.mjs): DynamoDB has none");
+};
+export const eventStreamSerdeProvider = missing;
+export class EventStreamSerde {
+  constructor() {
+    missing();
+  }
+}
+`;
+
+/** Marks the resolutions a plugin asks esbuild for itself, so it does not answer them again. */
+const OWN_LOOKUP = Symbol("own lookup");
+
+/**
+ * Leaves out of the bundles the SDK code a Lambda function never runs (see above), and keeps only
+ * `name` and `version` of the SDK package.json files the clients import for their user agent.
+ * @type {esbuild.Plugin}
+ */
+const lambdaOnly = {
+  name: "lambda-only",
+  setup(build) {
+    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, async (args) => {
+      if (args.pluginData === OWN_LOOKUP) return undefined;
+      // The replacement's imports resolve from where the original's would.
+      const original = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: OWN_LOOKUP,
+      });
+      if (original.errors.length > 0) return { errors: original.errors };
+      return {
+        path: "env-only-credentials",
+        namespace: "lambda-only",
+        pluginData: { contents: ENV_ONLY_CREDENTIALS, resolveDir: dirname(original.path) },
+      };
+    });
+    build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) =>
+      args.kind === "dynamic-import"
+        ? {
+            path: "no-event-streams",
+            namespace: "lambda-only",
+            pluginData: { contents: NO_EVENT_STREAMS, resolveDir: args.resolveDir },
+          }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "lambda-only" }, (args) => ({
+      contents: args.pluginData.contents,
+      resolveDir: args.pluginData.resolveDir,
+      loader: "js",
+    }));
+    build.onLoad(
+      { filter: /[\\/]node_modules[\\/]@(aws-sdk|smithy)[\\/][^\\/]+[\\/]package\.json$/ },
+      async (args) => {
+        const { name, version } = JSON.parse(await readFile(args.path, "utf8"));
+        return { contents: JSON.stringify({ name, version }), loader: "json" };
+      },
+    );
+  },
+};
+
+/**
  * esbuild options shared by every bundle. The SDK's ES module builds tree-shake better than its
- * CommonJS ones; the banner gives bundled CommonJS code a `require` for Node's built-ins.
+ * CommonJS ones; the banner gives bundled CommonJS code a `require` for Node's built-ins; the
+ * plugin leaves out what Lambda never runs.
  * @type {esbuild.BuildOptions}
  */
 export const bundleOptions = {
@@ -29,6 +135,7 @@ export const bundleOptions = {
   },
   legalComments: "none",
   logLevel: "warning",
+  plugins: [lambdaOnly],
 };
 
 /**
