@@ -1,0 +1,338 @@
+// Integration: a bounded mixed workload from several processes on one table, then the invariants
+// that must hold however the operations interleaved.
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { freshTable } from "../helpers/db.js";
+import type {
+  Operation,
+  OperationRecord,
+  WorkerMessage,
+  WorkerPlan,
+} from "../helpers/workload-worker.js";
+
+const WORKERS = 4;
+const OPERATIONS_PER_WORKER = 150;
+const LANES_PER_WORKER = 2;
+const SEED = 7;
+/** Client-chosen ids and random targets fall in 1..ID_RANGE, where the counter's ids also land. */
+const ID_RANGE = 300;
+/** Workers start no operation after this; the test waits a little longer for their reports. */
+const WORKER_TIME_LIMIT_MS = 45_000;
+const REPORT_TIMEOUT_MS = 75_000;
+
+const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];
+const SHOWN_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+type Item = Record<string, unknown>;
+type Post = { id: number; title: string; content: string };
+let table: Awaited<ReturnType<typeof freshTable>>;
+let bundleDir: string;
+let workerBundle: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  table = await freshTable("workload");
+  bundleDir = await mkdtemp(join(tmpdir(), "workload-worker-"));
+  workerBundle = join(bundleDir, "worker.cjs");
+  await build({
+    entryPoints: [fileURLToPath(new URL("../helpers/workload-worker.ts", import.meta.url))],
+    outfile: workerBundle,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    logLevel: "warning",
+  });
+});
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  await table?.drop();
+  if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
+});
+
+/** Forks one worker on the test table and resolves once it has loaded. */
+function startWorker(): Promise<ChildProcess> {
+  const child = fork(workerBundle, [], {
+    execArgv: [],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: {
+      ...process.env,
+      TABLE_NAME: table.tableName,
+      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
+      LOG_LEVEL: "silent",
+    },
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once("message", (message: WorkerMessage) =>
+      message.type === "ready" ? resolve(child) : reject(new Error(JSON.stringify(message))),
+    );
+    child.once("exit", (code) => reject(new Error(`worker exited with ${code} before ready`)));
+  });
+}
+
+/** Starts a worker's plan and resolves with its report. */
+function runWorker(child: ChildProcess, plan: WorkerPlan) {
+  return new Promise<Extract<WorkerMessage, { type: "done" }>>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`worker ${plan.worker} sent no report within ${REPORT_TIMEOUT_MS} ms`));
+    }, REPORT_TIMEOUT_MS);
+    child.once("message", (message: WorkerMessage) => {
+      clearTimeout(timer);
+      if (message.type === "done") resolve(message);
+      else reject(new Error(`worker ${plan.worker}: ${JSON.stringify(message)}`));
+    });
+    // "close" comes after the IPC channel is drained, so a report sent before exit is never lost.
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`worker ${plan.worker} ended (${code ?? signal}) without a report`));
+    });
+    child.send({ type: "go", plan });
+  });
+}
+
+const isPost = (value: unknown): value is Post => {
+  if (typeof value !== "object" || value === null) return false;
+  const post = value as Item;
+  return (
+    JSON.stringify(Object.keys(post).sort()) === JSON.stringify(POST_KEYS) &&
+    Number.isSafeInteger(post.id) &&
+    (post.id as number) > 0 &&
+    typeof post.title === "string" &&
+    typeof post.content === "string" &&
+    [post.created_at, post.updated_at].every(
+      (stamp) => stamp === null || (typeof stamp === "string" && SHOWN_TIMESTAMP.test(stamp)),
+    )
+  );
+};
+
+const isDetail = (value: unknown, detail?: string): boolean =>
+  typeof value === "object" &&
+  value !== null &&
+  JSON.stringify(Object.keys(value)) === '["detail"]' &&
+  typeof (value as { detail: unknown }).detail === "string" &&
+  (detail === undefined || (value as { detail: string }).detail === detail);
+
+/** Why a record's status or body is wrong for its operation, or undefined when it is right. */
+function badAnswer(record: OperationRecord): string | undefined {
+  const { op, status, body, id } = record;
+  const allowed: Record<Operation, number[]> = {
+    create: record.clientId ? [201, 409] : [201],
+    update: [200, 404],
+    delete: [204],
+    get: [200, 404],
+    list: [200],
+  };
+  if (!allowed[op].includes(status)) return `status ${status} not allowed`;
+  if (op === "list") {
+    if (!Array.isArray(body) || !body.every(isPost)) return "list is not a list of posts";
+    const ids = body.map((post) => post.id);
+    if (ids.some((postId, i) => i > 0 && postId <= ids[i - 1]!)) return "list not ascending";
+    return undefined;
+  }
+  if (status === 404) return isDetail(body, `Blog post #${id} not found`) ? undefined : "404 body";
+  if (status === 409) {
+    return isDetail(body, `Blog post #${id} already exists`) ? undefined : "409 body";
+  }
+  if (status === 204) return isDetail(body, `Blog post #${id} deleted`) ? undefined : "204 body";
+  if (!isPost(body) || body.id !== id) return "not the post asked for";
+  if (record.sent?.title !== undefined && body.title !== record.sent.title) return "title not set";
+  if (record.sent?.content !== undefined && body.content !== record.sent.content) {
+    return "content not set";
+  }
+  return undefined;
+}
+
+it("keeps ids unique, creates durable and deletes final under concurrent workers", async () => {
+  const started = Date.now();
+  const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker()));
+  const reports = await Promise.all(
+    workers.map((child, worker) =>
+      runWorker(child, {
+        worker,
+        operations: OPERATIONS_PER_WORKER,
+        lanes: LANES_PER_WORKER,
+        seed: SEED,
+        idRange: ID_RANGE,
+        timeLimitMs: WORKER_TIME_LIMIT_MS,
+      }),
+    ),
+  );
+  const elapsed = Date.now() - started;
+  const records = reports.flatMap((report) => report.records);
+  const items = await table.items();
+  const finalPosts = new Map(
+    items.filter((item) => item.id !== 0).map((item) => [item.id as number, item]),
+  );
+  const counterItem = items.find((item) => item.id === 0);
+
+  const violations: string[] = [];
+  const fail = (message: string, ...involved: unknown[]) => {
+    if (violations.length < 25) violations.push(`${message} ${JSON.stringify(involved)}`);
+  };
+  const checked: Record<string, number> = {};
+  const count = (name: string) => (checked[name] = (checked[name] ?? 0) + 1);
+
+  // Every answer is one the rules allow, with a well-formed body.
+  for (const record of records) {
+    const problem = badAnswer(record);
+    if (problem) fail(`answer: ${problem}`, record);
+    count("answers well-formed");
+  }
+
+  const byId = <T extends OperationRecord>(list: T[]) => {
+    const map = new Map<number, T[]>();
+    for (const record of list) map.set(record.id!, [...(map.get(record.id!) ?? []), record]);
+    return map;
+  };
+  const created = records.filter((r) => r.op === "create" && r.status === 201);
+  const creates = byId(created);
+  const deletes = byId(records.filter((r) => r.op === "delete" && r.status === 204));
+  /** Successful reads or updates of one id: gets, updates, and list entries. */
+  const sightings: { id: number; record: OperationRecord; post: Post }[] = [];
+  for (const record of records) {
+    if (record.status !== 200 || record.op === "delete") continue;
+    const posts = record.op === "list" ? (record.body as Post[]) : [record.body as Post];
+    for (const post of posts) if (isPost(post)) sightings.push({ id: post.id, record, post });
+  }
+  const misses = records.filter((r) => (r.op === "get" || r.op === "update") && r.status === 404);
+
+  // Ids are unique: the counter never issues an id twice, and no create lands on a live post.
+  const counterIds = created.filter((r) => !r.clientId).map((r) => r.id!);
+  if (new Set(counterIds).size !== counterIds.length) fail("counter issued an id twice");
+  for (const [id, list] of creates) {
+    const ordered = [...list].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < ordered.length; i++) {
+      const [first, second] = [ordered[i - 1]!, ordered[i]!];
+      const between = (deletes.get(id) ?? []).some(
+        (d) => d.end > first.start && d.start < second.end,
+      );
+      if (!between) fail(`post #${id} created twice with no delete between`, first, second);
+      count("re-created ids had a delete between");
+    }
+  }
+  count("counter-issued ids distinct");
+
+  // Every acknowledged create is stored, unless an acknowledged delete of its id could follow it.
+  for (const record of created) {
+    const deleted = (deletes.get(record.id!) ?? []).some((d) => d.end > record.start);
+    if (!finalPosts.has(record.id!) && !deleted) fail(`created post #${record.id} lost`, record);
+    count("acknowledged creates durable");
+  }
+  // ...and visible: a 404 after an acknowledged create needs a delete that could precede it.
+  for (const miss of misses) {
+    for (const create of creates.get(miss.id!) ?? []) {
+      if (miss.start <= create.end) continue;
+      const deleted = (deletes.get(miss.id!) ?? []).some(
+        (d) => d.end > create.start && d.start < miss.end,
+      );
+      if (!deleted) fail(`post #${miss.id} missing after its create`, create, miss);
+      count("404s after creates explained by deletes");
+    }
+  }
+
+  // No deleted post comes back, unless a create of that id could follow the delete.
+  const recreated = (id: number, after: OperationRecord, before?: OperationRecord) =>
+    (creates.get(id) ?? []).some(
+      (c) => c.end > after.start && (before === undefined || c.start < before.end),
+    );
+  for (const [id, list] of deletes) {
+    for (const del of list) {
+      for (const seen of sightings) {
+        if (seen.id !== id || seen.record.start <= del.end) continue;
+        if (!recreated(id, del, seen.record)) {
+          fail(`post #${id} seen after its delete`, del, seen.record);
+        }
+        count("reads after deletes");
+      }
+      if (finalPosts.has(id) && !recreated(id, del)) fail(`post #${id} stored after delete`, del);
+      count("deletes final");
+    }
+  }
+
+  // Whatever was stored or seen was written by a successful create or update of that post.
+  const written = new Map<number, { titles: Set<string>; contents: Set<string> }>();
+  for (const record of records) {
+    const wrote =
+      (record.op === "create" && record.status === 201) ||
+      (record.op === "update" && record.status === 200);
+    if (!wrote) continue;
+    const entry = written.get(record.id!) ?? { titles: new Set(), contents: new Set() };
+    if (record.sent?.title !== undefined) entry.titles.add(record.sent.title);
+    if (record.sent?.content !== undefined) entry.contents.add(record.sent.content);
+    written.set(record.id!, entry);
+  }
+  const writtenBy = (post: { id: unknown; title: unknown; content: unknown }) => {
+    const entry = written.get(post.id as number);
+    return (
+      entry !== undefined &&
+      entry.titles.has(post.title as string) &&
+      entry.contents.has(post.content as string)
+    );
+  };
+  for (const seen of sightings) {
+    if (!writtenBy(seen.post)) fail(`post #${seen.id} seen with unwritten values`, seen.post);
+    count("seen values written by a successful write");
+  }
+  for (const item of finalPosts.values()) {
+    if (!writtenBy(item as Post)) fail(`post #${String(item.id)} stored with unwritten values`);
+    count("stored values written by a successful write");
+  }
+
+  // Stored timestamps are exact instants, and updated_at never precedes created_at.
+  for (const item of finalPosts.values()) {
+    const { created_at: createdAt, updated_at: updatedAt } = item;
+    const exact = [createdAt, updatedAt].every(
+      (stamp) => typeof stamp === "string" && STORED_TIMESTAMP.test(stamp),
+    );
+    if (!exact || Date.parse(updatedAt as string) < Date.parse(createdAt as string)) {
+      fail(`post #${String(item.id)} timestamps`, item);
+    }
+    count("updated_at >= created_at");
+  }
+
+  // The counter is storage only, and is at least the highest id it issued.
+  const highest = Math.max(0, ...counterIds);
+  const lastId = counterItem?.last_id;
+  if (
+    JSON.stringify(Object.keys(counterItem ?? {}).sort()) !== '["id","last_id"]' ||
+    typeof lastId !== "number" ||
+    lastId < highest
+  ) {
+    fail("counter item", counterItem, { highest });
+  }
+  count("counter >= highest issued id");
+
+  const tally = new Map<string, number>();
+  for (const record of records) {
+    const key = `${record.op} ${record.status}`;
+    tally.set(key, (tally.get(key) ?? 0) + 1);
+  }
+  const truncated = reports.some((report) => report.truncated);
+  console.log(
+    `workload: ${records.length} ops from ${WORKERS} processes × ${LANES_PER_WORKER} lanes in ` +
+      `${(elapsed / 1000).toFixed(1)} s${truncated ? " (time limit hit)" : ""}; ` +
+      [...tally]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, n]) => `${key}×${n}`)
+        .join(", ") +
+      `; final posts ${finalPosts.size}, last_id ${String(lastId)} >= max counter id ${highest}` +
+      `; invariants ${violations.length === 0 ? "held" : "VIOLATED"}: ` +
+      Object.entries(checked)
+        .map(([name, n]) => `${name} (${n})`)
+        .join(", "),
+  );
+  expect(reports.flatMap((report) => report.errors)).toEqual([]);
+  expect(violations.join("\n"), "invariant violations").toBe("");
+  expect(truncated, "every worker finished its operations in time").toBe(false);
+  expect(records).toHaveLength(WORKERS * OPERATIONS_PER_WORKER);
+}, 120_000);
