@@ -55,7 +55,12 @@ const JSON_HEADERS = { "content-type": "application/json" };
 function decodeBody(event: APIGatewayProxyEventV2): string {
   // API Gateway always sends a string; serverless-offline hands over JSON scalars it parsed.
   const body: unknown = event.body;
-  const raw = typeof body === "string" ? body : body == null ? "" : JSON.stringify(body);
+  const raw =
+    typeof body === "string"
+      ? body
+      : body === undefined || body === null
+        ? ""
+        : JSON.stringify(body);
   // Base64 carries 3 bytes per 4 characters; refuse before decoding anything large.
   const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : raw.length;
   if (
@@ -107,8 +112,13 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 /** Size of a string once it is embedded in Lambda's JSON result (quotes and escapes included). */
-const embeddedSize = (text: string) =>
-  text.length < RESPONSE_MAX_BYTES / 6 ? text.length : Buffer.byteLength(JSON.stringify(text));
+function embeddedSize(text: string): number {
+  if (text.length < RESPONSE_MAX_BYTES / 6) return text.length;
+  // `text` is JSON already: embedding it again adds two quotes and escapes each `"` and `\`.
+  let size = Buffer.byteLength(text) + 2;
+  for (let i = 0; i < text.length; i++) if (text[i] === '"' || text[i] === "\\") size++;
+  return size;
+}
 
 function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredResultV2 {
   const hint = compressed

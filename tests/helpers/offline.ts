@@ -1,9 +1,7 @@
 // Test helper: the built bundles served by serverless-offline over a fresh table, and its shutdown.
 import { spawn } from "node:child_process";
-import { mkdir, rename, rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
-import { build, handlerNames } from "../../scripts/build.mjs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, freePort } from "../../scripts/dynamodb-local.mjs";
 import { freshTable } from "./db.js";
 
@@ -15,24 +13,6 @@ const OUTPUT_KEPT_CHARS = 64 * 1024;
 const STOP_GRACE_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Builds every handler into dist/<name>/index.mjs (where serverless.yml looks). Each bundle is
- * built beside dist/ and renamed into place, so a test file building at the same time as another
- * one reads a bundle never sees a half-written file.
- */
-export async function buildBundles(): Promise<void> {
-  const staging = `${root}dist/.staging-${process.pid}-${Date.now()}`;
-  try {
-    await build({ outdir: staging });
-    for (const name of handlerNames) {
-      await mkdir(`${root}dist/${name}`, { recursive: true });
-      await rename(`${staging}/${name}/index.mjs`, `${root}dist/${name}/index.mjs`);
-    }
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
-}
 
 export interface OfflineOptions {
   /** Names the fresh table after the test file. */
@@ -60,14 +40,13 @@ export interface Offline {
   stop(): Promise<void>;
 }
 
-/** Builds the bundles and starts serverless-offline over a fresh table; resolves once it answers HTTP. */
+/** Starts serverless-offline (over the bundles global-setup built) over a fresh table; resolves once it answers HTTP. */
 export async function startOffline({
   label,
   timeZone = "UTC",
   readyTimeoutMs = 60_000,
   env = {},
 }: OfflineOptions): Promise<Offline> {
-  await buildBundles();
   const table = await freshTable(label);
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];
   const child = spawn(

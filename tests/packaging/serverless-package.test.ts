@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handlerNames } from "../../scripts/build.mjs";
-import { buildBundles, serverlessBin } from "../helpers/offline.js";
+import { serverlessBin } from "../helpers/offline.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const DYNAMODB_ACTIONS = [
@@ -66,7 +66,6 @@ async function packageInto(dir: string, env: NodeJS.ProcessEnv) {
 beforeAll(async () => {
   packageDir = await mkdtemp(join(tmpdir(), "blog-post-package-"));
   configuredDir = await mkdtemp(join(tmpdir(), "blog-post-package-configured-"));
-  await buildBundles();
   // Defaults only: a developer's settings must not shape the default template.
   const env = { ...process.env };
   const settings = ["POSTS_TABLE", "IDEMPOTENCY_TABLE", "TIME_ZONE", "LOG_LEVEL"];
