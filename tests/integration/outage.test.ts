@@ -95,6 +95,13 @@ describe("a storage outage", () => {
     phase = "after";
     for (let i = 0; i < 6; i++) await round(`after ${i}`);
 
+    const slowest = Math.max(...outcomes.map((o) => o.ms));
+    const tally = (phase: string) => outcomes.filter((o) => o.phase === phase).length;
+    console.log(
+      `outage: ${outcomes.length} requests (${tally("before")} before, ${tally("outage")} during, ` +
+        `${tally("after")} after the restart); slowest ${Math.round(slowest)} ms`,
+    );
+
     // During the outage every request failed cleanly and quickly.
     const during = outcomes.filter((o) => o.phase === "outage");
     expect(during.length).toBeGreaterThan(0);
