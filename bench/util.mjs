@@ -3,46 +3,7 @@ import { spawn } from "node:child_process";
 
 /** @typedef {import("aws-lambda").APIGatewayProxyEventV2} ApiEvent */
 
-/**
- * An HTTP API (payload 2.0) event for `/api/post` or `/api/post/{post_pk}`, shaped like
- * tests/helpers/events.ts builds them (which the bench, plain Node, cannot import).
- * @param {{ method: "GET" | "POST" | "PUT" | "DELETE", postId?: string | number, body?: unknown, headers?: Record<string, string> }} options
- * @returns {ApiEvent}
- */
-export function apiEvent({ method, postId, body, headers = {} }) {
-  const routePath = postId === undefined ? "/api/post" : "/api/post/{post_pk}";
-  const rawPath = postId === undefined ? "/api/post" : `/api/post/${postId}`;
-  /** @type {ApiEvent} */
-  const event = {
-    version: "2.0",
-    routeKey: `${method} ${routePath}`,
-    rawPath,
-    rawQueryString: "",
-    headers: { "content-type": "application/json", ...headers },
-    requestContext: {
-      accountId: "123456789012",
-      apiId: "api",
-      domainName: "localhost",
-      domainPrefix: "localhost",
-      http: {
-        method,
-        path: rawPath,
-        protocol: "HTTP/1.1",
-        sourceIp: "127.0.0.1",
-        userAgent: "bench",
-      },
-      requestId: `bench-${Math.random().toString(36).slice(2)}`,
-      routeKey: `${method} ${routePath}`,
-      stage: "$default",
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    isBase64Encoded: false,
-  };
-  if (postId !== undefined) event.pathParameters = { post_pk: String(postId) };
-  if (body !== undefined) event.body = typeof body === "string" ? body : JSON.stringify(body);
-  return event;
-}
+export { apiEvent } from "../tests/helpers/api-event.mjs";
 
 /** ASCII text of exactly `length` characters, different for each seed. */
 export function filler(/** @type {number} */ seed, /** @type {number} */ length) {
