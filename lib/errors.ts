@@ -5,8 +5,9 @@ export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = new.target.name;
   }
 }
@@ -55,8 +56,7 @@ export class UnprocessableEntityError extends HttpError {
 
 /** 500 with `DB ERROR: …`: DynamoDB refused or failed a call; the message is already sanitized. */
 export class StorageError extends HttpError {
-  constructor(description: string, options?: { cause?: unknown }) {
-    super(500, `DB ERROR: ${description}`);
-    if (options?.cause !== undefined) this.cause = options.cause;
+  constructor(description: string, options?: ErrorOptions) {
+    super(500, `DB ERROR: ${description}`, options);
   }
 }

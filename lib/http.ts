@@ -1,11 +1,12 @@
 // HTTP adapter: turns a business step into an API Gateway (HTTP API, payload 2.0) handler.
 import type {
+  Context,
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
   APIGatewayProxyStructuredResultV2,
 } from "aws-lambda";
 import { gzipSync, constants as zlib } from "node:zlib";
-import { BadRequestError, HttpError, PayloadTooLargeError } from "./errors.js";
+import { BadRequestError, HttpError, PayloadTooLargeError, StorageError } from "./errors.js";
 import type { Logger } from "./logger.js";
 
 /** Largest request body accepted, in bytes, checked before the body is decoded or parsed. */
@@ -37,7 +38,15 @@ export interface ApiRequest {
 }
 
 export type BusinessStep = (request: ApiRequest) => Promise<Reply>;
-export type ApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
+export type ApiHandler = (
+  event: APIGatewayProxyEventV2,
+  context?: Pick<Context, "getRemainingTimeInMillis">,
+) => Promise<APIGatewayProxyResultV2>;
+
+/** Time left for a request when there is no Lambda context (tests): the functions' timeout. */
+const DEFAULT_TIME_LEFT_MS = 10_000;
+/** Kept back from the function's timeout to answer before Lambda cuts the request off. */
+const ANSWER_MARGIN_MS = 1_000;
 
 /** 200 with a JSON body. */
 export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
@@ -101,14 +110,20 @@ function findHeader(headers: APIGatewayProxyEventV2["headers"], name: string) {
   return undefined;
 }
 
-/** Whether an Accept-Encoding header allows gzip (by name or `*`, with a non-zero q). */
+/**
+ * Whether an Accept-Encoding header allows gzip: named with a non-zero q, or covered by `*`
+ * with a non-zero q when gzip is not named at all (an explicit `gzip;q=0` wins over `*`).
+ */
 export function acceptsGzip(header: string | undefined): boolean {
   if (!header) return false;
-  return header.split(",").some((part) => {
+  const weights = new Map<string, number>();
+  for (const part of header.split(",")) {
     const [coding = "", ...params] = part.trim().toLowerCase().split(";");
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return (coding === "gzip" || coding === "*") && (q === undefined || Number(q.slice(2)) > 0);
-  });
+    weights.set(coding.trim(), q === undefined ? 1 : Number(q.slice(2)));
+  }
+  const weight = weights.get("gzip") ?? weights.get("*") ?? 0;
+  return weight > 0;
 }
 
 /** Size of a string once it is embedded in Lambda's JSON result (quotes and escapes included). */
@@ -157,33 +172,55 @@ function errorReply(error: unknown): Reply {
   return { statusCode: 500, body: { detail: "Internal server error" } };
 }
 
+/**
+ * Runs a step, but gives up in time to answer before the function's timeout: a client then gets
+ * `DB ERROR: TimeoutError` rather than the gateway's bare 503. Storage is the only slow part.
+ */
+async function withinTime(run: Promise<Reply>, ms: number): Promise<Reply> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new StorageError(`TimeoutError: storage did not answer within ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([run, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Wraps a business step: body parsing, error-to-response mapping, headers, one log line. */
 export function httpHandler(step: BusinessStep, logger: Logger): ApiHandler {
-  return async (event) => {
+  return async (event, context) => {
     const started = performance.now();
     const postId = event.pathParameters?.post_pk;
+    const timeLeft = context?.getRemainingTimeInMillis() ?? DEFAULT_TIME_LEFT_MS;
     let reply: Reply;
     let failure: unknown;
     try {
-      reply = await step({
+      const request: ApiRequest = {
         postId,
         jsonObject: () => parseJsonObject(event),
         header: (name) => findHeader(event.headers, name),
-      });
+      };
+      reply = await withinTime(step(request), Math.max(timeLeft - ANSWER_MARGIN_MS, 0));
     } catch (error) {
       failure = error;
       reply = errorReply(error);
     }
+    const response = toResponse(reply, acceptsGzip(findHeader(event.headers, "accept-encoding")));
     const fields = {
       requestId: event.requestContext?.requestId,
       method: event.requestContext?.http?.method,
       route: event.routeKey,
       postId,
-      status: reply.statusCode,
+      status: response.statusCode,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
     };
-    if (reply.statusCode >= 500) {
-      const err = failure instanceof Error ? failure : new Error(String(failure));
+    if (response.statusCode !== undefined && response.statusCode >= 500) {
+      const err = failure instanceof Error ? failure : new Error(response.body);
       const cause = err.cause instanceof Error ? err.cause : err;
       logger.error("request failed", {
         ...fields,
@@ -194,6 +231,6 @@ export function httpHandler(step: BusinessStep, logger: Logger): ApiHandler {
     } else {
       logger.info("request", fields);
     }
-    return toResponse(reply, acceptsGzip(findHeader(event.headers, "accept-encoding")));
+    return response;
   };
 }

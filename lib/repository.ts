@@ -10,6 +10,7 @@ import {
   UpdateCommand,
   paginateScan,
 } from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Config } from "./config.js";
 import {
   BadRequestError,
@@ -87,17 +88,37 @@ export function createDocumentClient(
       credentials: { accessKeyId: "local", secretAccessKey: "local" },
     }),
     maxAttempts: DYNAMODB_MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    // A call that stalls is abandoned and retried instead of holding the function to its timeout.
+    requestHandler: {
+      connectionTimeout: 1_000,
+      requestTimeout: 3_000,
+      throwOnRequestTimeout: true,
+    },
     ...overrides,
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-/** A write's condition did not hold; `reasons` says which items of a transaction failed. */
+/**
+ * A write's condition did not hold. `reasons` says which items of a transaction failed;
+ * `existing` is the item that was there (when asked for), `retried` whether the SDK had already
+ * sent the call more than once, so an earlier attempt may have written it.
+ */
 class ConditionFailed extends Error {
-  constructor(readonly reasons: (string | undefined)[] = []) {
+  constructor(
+    readonly reasons: (string | undefined)[] = [],
+    readonly existing: Record<string, unknown> | undefined = undefined,
+    readonly retried = false,
+  ) {
     super("condition failed");
   }
+}
+
+/** Whether a stored item (as DynamoDB returned it) is exactly this post. */
+function samePost(existing: Record<string, unknown> | undefined, post: Post): boolean {
+  if (!existing) return false;
+  const stored = unmarshall(existing as Parameters<typeof unmarshall>[0]);
+  return (Object.keys(post) as (keyof Post)[]).every((key) => stored[key] === post[key]);
 }
 
 /** Removes what a client must not see from an SDK error message: ARNs, account ids, table names. */
@@ -151,8 +172,8 @@ export class DynamoPostRepository implements PostRepository {
   }
 
   async create(input: NewPost): Promise<Post> {
-    for (;;) {
-      const post = await this.newPost(input);
+    for (let collisions = 0; ; collisions++) {
+      const post = await this.newPost(input, collisions);
       try {
         await this.storage(() =>
           this.db.send(
@@ -160,14 +181,16 @@ export class DynamoPostRepository implements PostRepository {
               TableName: this.tableName,
               Item: post,
               ConditionExpression: "attribute_not_exists(id)",
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
             }),
           ),
         );
         return post;
       } catch (error) {
         if (!(error instanceof ConditionFailed)) throw error;
+        // The SDK retried a write whose answer was lost: the post there is this one.
+        if (error.retried && samePost(error.existing, post)) return post;
         if (input.id !== undefined) throw new ConflictError(input.id);
-        // A counter value already taken by a client-chosen id is skipped, never overwritten.
       }
     }
   }
@@ -185,6 +208,12 @@ export class DynamoPostRepository implements PostRepository {
       }
       const record = await this.readKey(keyTable, request.key);
       if (!record || record.expires_at < epochSeconds()) continue;
+      if (record.owner === owner && record.state === "pending") {
+        // The claim was written, but its answer was lost and the SDK's retry found it taken.
+        const post = await this.createClaimed(keyTable, input, request.key, owner);
+        if (post) return post;
+        continue;
+      }
       if (record.fingerprint !== request.fingerprint) {
         throw new UnprocessableEntityError(
           "Idempotency-Key was already used with a different request body",
@@ -238,11 +267,16 @@ export class DynamoPostRepository implements PostRepository {
     );
   }
 
-  /** The post a create will write: client-sent id and timestamps kept, the rest filled in. */
-  private async newPost(input: NewPost): Promise<Post> {
+  /**
+   * The post a create will write: client-sent id and timestamps kept, the rest filled in. After
+   * the n-th counter value in a row turns out taken by a client-chosen id, the next try skips
+   * 2^n values at once, so a run of k taken ids costs O(log k) calls, not O(k).
+   */
+  private async newPost(input: NewPost, collisions = 0): Promise<Post> {
     const timestamp = now();
+    const skip = 2 ** Math.min(collisions, 30);
     return {
-      id: input.id ?? (await this.ids.nextId()),
+      id: input.id ?? (collisions === 0 ? await this.ids.nextId() : await this.reserveIds(skip)),
       title: input.title,
       content: input.content,
       created_at: input.created_at !== undefined ? input.created_at : timestamp,
@@ -328,8 +362,8 @@ export class DynamoPostRepository implements PostRepository {
       ExpressionAttributeValues: { ":done": "done", ":owner": owner, ...values },
     });
     try {
-      for (;;) {
-        const post = await this.newPost(input);
+      for (let collisions = 0; ; collisions++) {
+        const post = await this.newPost(input, collisions);
         try {
           await this.storage(() =>
             this.db.send(
@@ -403,7 +437,13 @@ export class DynamoPostRepository implements PostRepository {
       return await call();
     } catch (error) {
       if (!(error instanceof Error)) throw error;
-      if (error.name === "ConditionalCheckFailedException") throw new ConditionFailed();
+      if (error.name === "ConditionalCheckFailedException") {
+        const { Item, $metadata } = error as {
+          Item?: Record<string, unknown>;
+          $metadata?: { attempts?: number };
+        };
+        throw new ConditionFailed([], Item, ($metadata?.attempts ?? 1) > 1);
+      }
       const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
       if (
         error.name === "TransactionCanceledException" &&

@@ -83,6 +83,6 @@ export function parseClientTimestamp(value: unknown): StoredTimestamp | undefine
   const date = parseServiceFormat(value) ?? parseIsoWithOffset(value);
   if (!date) return undefined;
   const year = date.getUTCFullYear();
-  // Outside 0000-9999 the stored ISO form would need an expanded year.
-  return year >= 0 && year <= 9999 ? date.toISOString() : undefined;
+  // Kept a year inside 0000-9999, so that shown in any zone it still has four digits.
+  return year >= 1 && year <= 9998 ? date.toISOString() : undefined;
 }

@@ -182,7 +182,8 @@ export const VALID_TIMESTAMPS: readonly (string | null)[] = [
   "2026-04-03 15:06:07",
   "2024-29-02 12:00:00",
   "1970-01-01 00:00:00",
-  "9999-31-12 23:59:59",
+  "9998-31-12 23:59:59",
+  "0001-01-01 00:00:00",
   "2026-03-04T15:06:07Z",
   "2026-03-04T15:06:07.123Z",
   "2026-03-04T15:06:07+05:30",
@@ -210,6 +211,9 @@ export const INVALID_TIMESTAMPS: readonly unknown[] = [
   "2026-03-04T15:06:07+25:00",
   "2026-02-30T00:00:00Z",
   "2026-13-01T00:00:00Z",
+  // A year that some zone would show outside 0000-9999.
+  "9999-31-12 23:59:59",
+  "0000-01-01T00:00:00Z",
   "\uff12\uff10\uff12\uff16-04-03 15:06:07",
   1_700_000_000_000,
   0,
@@ -229,7 +233,7 @@ const serviceFormat = (date: Date) =>
 
 const storableDate = fc.date({
   min: new Date("1000-01-01T00:00:00Z"),
-  max: new Date("9999-12-31T23:59:59Z"),
+  max: new Date("9998-12-31T23:59:59Z"),
   noInvalidDate: true,
 });
 

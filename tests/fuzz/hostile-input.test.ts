@@ -197,6 +197,11 @@ function judgeTimestamp(value: unknown): Judgement {
   if (value === null) return "valid";
   if (typeof value !== "string") return "invalid";
   if (arb.INVALID_TIMESTAMPS.includes(value)) return "invalid";
+  const instant = clientInstant(value);
+  // Years 0001-9998 only, so the shown year has four digits in every zone.
+  const year =
+    instant === null || instant === undefined ? undefined : new Date(instant).getUTCFullYear();
+  if (year !== undefined && (year < 1 || year > 9998)) return "invalid";
   if (arb.VALID_TIMESTAMPS.includes(value) || serviceInstant(value) !== undefined) return "valid";
   if (STORED_TIMESTAMP.test(value) && new Date(value).toISOString() === value) return "valid";
   return "unsure";

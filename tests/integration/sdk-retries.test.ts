@@ -21,6 +21,8 @@ let repo: DynamoPostRepository;
 /** Operation name → the error body DynamoDB would send for it. */
 const faults = new Map<string, object>();
 const attempts = new Map<string, number>();
+/** Operation name → whether to drop the answer of this call after DynamoDB has acted on it. */
+const lostAnswers = new Map<string, () => boolean>();
 
 /** Passes requests to DynamoDB Local, except operations with a fault set, which fail on the wire. */
 const wire = new NodeHttpHandler();
@@ -29,7 +31,14 @@ const faultyHandler = {
     const operation = String(request.headers["x-amz-target"]).split(".")[1] ?? "";
     attempts.set(operation, (attempts.get(operation) ?? 0) + 1);
     const fault = faults.get(operation);
-    if (!fault) return wire.handle(request as Parameters<NodeHttpHandler["handle"]>[0]);
+    if (!fault) {
+      const answer = await wire.handle(request as Parameters<NodeHttpHandler["handle"]>[0]);
+      if (!lostAnswers.get(operation)?.()) return answer;
+      (answer.response.body as Readable).resume(); // drain the real answer, then lose it
+      const body = Readable.from([Buffer.from(JSON.stringify(internalError))]);
+      const headers = { "content-type": "application/x-amz-json-1.0" };
+      return { response: { statusCode: 500, headers, body } };
+    }
     const body = Readable.from([Buffer.from(JSON.stringify(fault))]);
     const headers = { "content-type": "application/x-amz-json-1.0" };
     return { response: { statusCode: 400, headers, body } };
@@ -57,8 +66,13 @@ afterAll(async () => {
 beforeEach(() => {
   faults.clear();
   attempts.clear();
+  lostAnswers.clear();
 });
 
+const internalError = {
+  __type: "com.amazonaws.dynamodb.v20120810#InternalServerError",
+  message: "Internal server error",
+};
 const throttled = {
   __type: "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
   message: "The level of configured provisioned throughput for the table was exceeded",
@@ -121,5 +135,90 @@ describe("a transaction conflict on an idempotent create", () => {
     faults.clear();
     const retried = await invoke(createPost(repo), request);
     expect(retried.status).toBe(201);
+  });
+});
+
+describe("a write whose answer is lost", () => {
+  /** Lets the first call of `operation` reach DynamoDB, then tells the SDK it failed. */
+  const loseFirstAnswer = (operation: string) => {
+    let lost = false;
+    lostAnswers.set(operation, () => {
+      if (lost) return false;
+      lost = true;
+      return true;
+    });
+  };
+
+  it("is one post when the SDK's retry finds its own write", async () => {
+    loseFirstAnswer("PutItem");
+    const before = (await table.items()).length;
+    const response = await invoke(createPost(repo), {
+      method: "POST",
+      body: { title: "answer lost", content: "c" },
+    });
+    expect(response.status).toBe(201);
+    expect(attempts.get("PutItem")).toBe(2);
+    const stored = (await table.items()).filter((item) => item.title === "answer lost");
+    expect(stored).toHaveLength(1);
+    expect((await table.items()).length).toBe(before + 1);
+  });
+
+  it("is 201, not 409, for a client-chosen id the request itself wrote", async () => {
+    loseFirstAnswer("PutItem");
+    const response = await invoke(createPost(repo), {
+      method: "POST",
+      body: { id: 7_000, title: "mine", content: "c" },
+    });
+    expect(response).toMatchObject({ status: 201, body: { id: 7_000, title: "mine" } });
+  });
+
+  it("still answers 409 when another request holds the id", async () => {
+    await table.repository.create({ id: 7_100, title: "theirs", content: "c" });
+    loseFirstAnswer("PutItem");
+    const response = await invoke(createPost(repo), {
+      method: "POST",
+      body: { id: 7_100, title: "mine", content: "c" },
+    });
+    expect(response.status).toBe(409);
+  });
+
+  it("is one post for an idempotent create whose claim answer was lost", async () => {
+    loseFirstAnswer("PutItem"); // the key's claim
+    const body = { title: "claim lost", content: "c" };
+    const headers = { "idempotency-key": `lost-${Date.now()}` };
+    const response = await invoke(createPost(repo), { method: "POST", body, headers });
+    expect(response.status).toBe(201);
+    expect((await table.items()).filter((item) => item.title === "claim lost")).toHaveLength(1);
+  });
+});
+
+describe("client-chosen ids ahead of the counter", () => {
+  it("are skipped in a few calls, however many there are", async () => {
+    const squatted = await freshTable("squat");
+    try {
+      for (let i = 0; i < 500; i += 25) {
+        await Promise.all(
+          Array.from({ length: 25 }, (_, j) =>
+            squatted.repository.create({ id: i + j + 1, title: "squat", content: "" }),
+          ),
+        );
+      }
+      const config = readConfig({
+        TABLE_NAME: squatted.tableName,
+        AWS_ENDPOINT_URL_DYNAMODB: squatted.endpoint,
+      });
+      const counted = createDocumentClient(config, { requestHandler: faultyHandler });
+      attempts.clear();
+      const post = await new DynamoPostRepository(counted, squatted.tableName).create({
+        title: "after the squat",
+        content: "",
+      });
+      counted.destroy();
+      expect(post.id).toBeGreaterThan(500);
+      const calls = (attempts.get("UpdateItem") ?? 0) + (attempts.get("PutItem") ?? 0);
+      expect(calls).toBeLessThanOrEqual(2 * 11); // about log2(500) rounds, not 500
+    } finally {
+      await squatted.drop();
+    }
   });
 });

@@ -178,6 +178,8 @@ describe("compression and the response limit", () => {
     ["br;q=1.0, gzip;q=0.5", true],
     ["*", true],
     ["gzip;q=0", false],
+    ["gzip;q=0, *", false],
+    ["deflate, *;q=0.1", true],
     ["identity", false],
     [undefined, false],
   ])("Accept-Encoding %j allows gzip: %s", (header, expected) => {
@@ -219,5 +221,28 @@ describe("compression and the response limit", () => {
   it("counts JSON escapes toward the limit", async () => {
     const quotes = httpHandler(async () => ok({ text: '"'.repeat(3_500_000) }), logger);
     expect((await call(quotes as ReturnType<typeof list>)).statusCode).toBe(500);
+  });
+});
+
+describe("answering in time", () => {
+  it("gives up on a step that does not finish and answers 500 before the function's timeout", async () => {
+    const { logger, lines } = recordingLogger();
+    const stuck = httpHandler(() => new Promise<never>(() => {}), logger);
+    const started = Date.now();
+    const response = (await stuck(apiEvent({ method: "GET" }), {
+      getRemainingTimeInMillis: () => 1_300,
+    })) as APIGatewayProxyStructuredResultV2;
+    expect(Date.now() - started).toBeLessThan(1_300);
+    expect(JSON.parse(response.body ?? "")).toEqual({
+      detail: "DB ERROR: TimeoutError: storage did not answer within 300 ms",
+    });
+    expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
+  });
+
+  it("logs the status the client gets, also when the size guard turns 200 into 500", async () => {
+    const { logger, lines } = recordingLogger();
+    const huge = httpHandler(async () => ok({ text: "x".repeat(RESPONSE_MAX_BYTES + 1) }), logger);
+    await huge(apiEvent({ method: "GET" }));
+    expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
   });
 });

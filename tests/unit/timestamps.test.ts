@@ -75,3 +75,20 @@ describe("parseClientTimestamp", () => {
     expect(parseClientTimestamp("2026-29-03 02:30:00")).toBeUndefined();
   });
 });
+
+describe("timestamps at the ends of the calendar", () => {
+  it.each(["0000-06-01T00:00:00Z", "9999-06-01T00:00:00Z"])(
+    "refuses %s, which some zone would show with a year outside 0000-9999",
+    (text) => {
+      expect(parseClientTimestamp(text)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ["America/New_York", "0001-01-01T00:00:00Z", /^0000-31-12 \d{2}:\d{2}:\d{2}$/],
+    ["Asia/Tokyo", "9998-12-31T23:30:00Z", /^9999-01-01 \d{2}:\d{2}:\d{2}$/],
+  ])("in %s shows %s with a four-digit year", (zone, text, shown) => {
+    process.env.TZ = zone;
+    expect(formatTimestamp(parseClientTimestamp(text) ?? null)).toMatch(shown);
+  });
+});
