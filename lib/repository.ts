@@ -1,9 +1,8 @@
-// Storage adapter: the only module that knows DynamoDB, the table layout and the id counter.
+// Storage adapter: the only place that knows the posts table's layout and the id counter.
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import {
   DeleteCommand,
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   TransactWriteCommand,
@@ -11,7 +10,7 @@ import {
   paginateScan,
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import type { Config } from "./config.js";
+import { ConditionFailed, callStorage } from "./dynamodb.js";
 import {
   BadRequestError,
   ConflictError,
@@ -21,7 +20,8 @@ import {
   UnprocessableEntityError,
 } from "./errors.js";
 import { IdAllocator } from "./id-allocator.js";
-import { IDEMPOTENCY_TTL_SECONDS, type IdempotentRequest } from "./idempotency.js";
+import type { IdempotentRequest } from "./idempotency.js";
+import { IdempotencyKeyTable, type KeyOutcome, epochSeconds } from "./idempotency-keys.js";
 import type { NewPost, Post, PostChanges } from "./post.js";
 import { now } from "./timestamps.js";
 
@@ -51,68 +51,8 @@ export interface PostRepository {
 export const COUNTER_ID = 0;
 const COUNTER_ATTRIBUTE = "last_id";
 
-/** How long a claimed Idempotency-Key is held before a retry may take it over. */
-const CLAIM_LEASE_MS = 15_000;
 /** How long a retry waits for the first request with its key to finish. */
 const RETRY_WAIT_MS = 5_000;
-
-/** A stored Idempotency-Key record. */
-interface KeyRecord {
-  key: string;
-  fingerprint: string;
-  owner: string;
-  state: "pending" | "done";
-  lease_until: number;
-  expires_at: number;
-  status?: 201 | 409;
-  post?: Post;
-  conflict_id?: number;
-}
-
-/** Attempts per DynamoDB call (the SDK retries throttling and 5xx with backoff in between). */
-export const DYNAMODB_MAX_ATTEMPTS = 3;
-
-/**
- * Builds the DynamoDB client once per instance: keep-alive on, short timeouts, bounded retries,
- * so a failing call answers well inside the function's timeout. `overrides` is for tests.
- */
-export function createDocumentClient(
-  config: Config,
-  overrides: Partial<DynamoDBClientConfig> = {},
-): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    region: config.region,
-    ...(config.endpoint && {
-      endpoint: config.endpoint,
-      // DynamoDB Local accepts any credentials; this keeps local runs free of AWS profiles.
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    }),
-    maxAttempts: DYNAMODB_MAX_ATTEMPTS,
-    // A call that stalls is abandoned and retried instead of holding the function to its timeout.
-    requestHandler: {
-      connectionTimeout: 1_000,
-      requestTimeout: 3_000,
-      throwOnRequestTimeout: true,
-    },
-    ...overrides,
-  });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
-
-/**
- * A write's condition did not hold. `reasons` says which items of a transaction failed;
- * `existing` is the item that was there (when asked for), `retried` whether the SDK had already
- * sent the call more than once, so an earlier attempt may have written it.
- */
-class ConditionFailed extends Error {
-  constructor(
-    readonly reasons: (string | undefined)[] = [],
-    readonly existing: Record<string, unknown> | undefined = undefined,
-    readonly retried = false,
-  ) {
-    super("condition failed");
-  }
-}
 
 /** Whether a stored item (as DynamoDB returned it) is exactly this post. */
 function samePost(existing: Record<string, unknown> | undefined, post: Post): boolean {
@@ -121,28 +61,22 @@ function samePost(existing: Record<string, unknown> | undefined, post: Post): bo
   return (Object.keys(post) as (keyof Post)[]).every((key) => stored[key] === post[key]);
 }
 
-/** Removes what a client must not see from an SDK error message: ARNs, account ids, table names. */
-export function sanitizeErrorMessage(message: string, tableNames: (string | undefined)[]): string {
-  let text = message
-    .replace(/arn:aws[\w-]*:[^\s"',]+/g, "<arn>")
-    .replace(/\b\d{12}\b/g, "<account>");
-  for (const name of tableNames) if (name) text = text.split(name).join("<table>");
-  return text;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const epochSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A DynamoDB-backed repository over the posts table (and the Idempotency-Key table). */
 export class DynamoPostRepository implements PostRepository {
   private readonly ids: IdAllocator;
+  private readonly keys: IdempotencyKeyTable | undefined;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly options: { idempotencyTableName?: string; idBlockSize?: number } = {},
+    options: { idempotencyTableName?: string; idBlockSize?: number } = {},
   ) {
     this.ids = new IdAllocator((size) => this.reserveIds(size), options.idBlockSize ?? 1);
+    if (options.idempotencyTableName) {
+      this.keys = new IdempotencyKeyTable(db, options.idempotencyTableName);
+    }
   }
 
   async list(): Promise<Post[]> {
@@ -196,24 +130,20 @@ export class DynamoPostRepository implements PostRepository {
   }
 
   async createOnce(input: NewPost, request: IdempotentRequest): Promise<Post> {
-    const keyTable = this.options.idempotencyTableName;
-    if (!keyTable) throw new BadRequestError("Idempotency-Key is not enabled on this deployment");
+    const keys = this.keys;
+    if (!keys) throw new BadRequestError("Idempotency-Key is not enabled on this deployment");
     const waitUntil = Date.now() + RETRY_WAIT_MS;
     for (;;) {
       const owner = randomUUID();
-      if (await this.claimKey(keyTable, request, owner)) {
-        const post = await this.createClaimed(keyTable, input, request.key, owner);
+      const claimed = await keys.claim(request, owner);
+      const record = claimed ? undefined : await keys.read(request.key);
+      // A claim whose answer was lost shows up as a record this request owns.
+      if (claimed || (record?.owner === owner && record.state === "pending")) {
+        const post = await this.createClaimed(keys, input, request.key, owner);
         if (post) return post;
         continue; // another request took the key over meanwhile: use its outcome
       }
-      const record = await this.readKey(keyTable, request.key);
       if (!record || record.expires_at < epochSeconds()) continue;
-      if (record.owner === owner && record.state === "pending") {
-        // The claim was written, but its answer was lost and the SDK's retry found it taken.
-        const post = await this.createClaimed(keyTable, input, request.key, owner);
-        if (post) return post;
-        continue;
-      }
       if (record.fingerprint !== request.fingerprint) {
         throw new UnprocessableEntityError(
           "Idempotency-Key was already used with a different request body",
@@ -305,84 +235,30 @@ export class DynamoPostRepository implements PostRepository {
     return last;
   }
 
-  /** Records a key as pending for `owner`, unless it is live; expired or abandoned keys are retaken. */
-  private async claimKey(table: string, request: IdempotentRequest, owner: string) {
-    const record: KeyRecord = {
-      key: request.key,
-      fingerprint: request.fingerprint,
-      owner,
-      state: "pending",
-      lease_until: Date.now() + CLAIM_LEASE_MS,
-      expires_at: epochSeconds() + IDEMPOTENCY_TTL_SECONDS,
-    };
-    try {
-      await this.storage(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: table,
-            Item: record,
-            ConditionExpression:
-              "attribute_not_exists(#key) OR expires_at < :now_s OR " +
-              "(#state = :pending AND lease_until < :now_ms AND fingerprint = :fingerprint)",
-            ExpressionAttributeNames: { "#key": "key", "#state": "state" },
-            ExpressionAttributeValues: {
-              ":now_s": epochSeconds(),
-              ":now_ms": Date.now(),
-              ":pending": "pending",
-              ":fingerprint": request.fingerprint,
-            },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionFailed) return false;
-      throw error;
-    }
-  }
-
-  private async readKey(table: string, key: string): Promise<KeyRecord | undefined> {
-    const result = await this.storage(() =>
-      this.db.send(new GetCommand({ TableName: table, Key: { key }, ConsistentRead: true })),
-    );
-    return result.Item as KeyRecord | undefined;
-  }
-
   /**
    * Writes the post and marks the key done in one transaction, so a post exists exactly when
    * its key says so. Returns undefined when the key was taken over by another request.
    */
-  private async createClaimed(table: string, input: NewPost, key: string, owner: string) {
-    const finish = (update: string, values: Record<string, unknown>) => ({
-      TableName: table,
-      Key: { key },
-      UpdateExpression: `SET #state = :done, ${update} REMOVE lease_until`,
-      ConditionExpression: "#owner = :owner",
-      ExpressionAttributeNames: { "#state": "state", "#owner": "owner", "#status": "status" },
-      ExpressionAttributeValues: { ":done": "done", ":owner": owner, ...values },
-    });
+  private async createClaimed(
+    keys: IdempotencyKeyTable,
+    input: NewPost,
+    key: string,
+    owner: string,
+  ): Promise<Post | undefined> {
+    const record = (outcome: KeyOutcome) => keys.finish(key, owner, outcome);
     try {
       for (let collisions = 0; ; collisions++) {
         const post = await this.newPost(input, collisions);
+        const putPost = {
+          TableName: this.tableName,
+          Item: post,
+          ConditionExpression: "attribute_not_exists(id)",
+        };
         try {
           await this.storage(() =>
             this.db.send(
               new TransactWriteCommand({
-                TransactItems: [
-                  {
-                    Put: {
-                      TableName: this.tableName,
-                      Item: post,
-                      ConditionExpression: "attribute_not_exists(id)",
-                    },
-                  },
-                  {
-                    Update: finish("#status = :status, post = :post", {
-                      ":status": 201,
-                      ":post": post,
-                    }),
-                  },
-                ],
+                TransactItems: [{ Put: putPost }, { Update: record({ status: 201, post }) }],
               }),
             ),
           );
@@ -394,12 +270,10 @@ export class DynamoPostRepository implements PostRepository {
           );
           if (keyLost) return undefined;
           if (postTaken && input.id !== undefined) {
-            const conflict = finish("#status = :status, conflict_id = :id", {
-              ":status": 409,
-              ":id": input.id,
-            });
             try {
-              await this.storage(() => this.db.send(new UpdateCommand(conflict)));
+              await this.storage(() =>
+                this.db.send(new UpdateCommand(record({ status: 409, id: input.id as number }))),
+              );
             } catch (failure) {
               if (failure instanceof ConditionFailed) return undefined;
               throw failure;
@@ -409,51 +283,12 @@ export class DynamoPostRepository implements PostRepository {
         }
       }
     } catch (error) {
-      if (error instanceof StorageError) await this.releaseKey(table, key, owner);
+      if (error instanceof StorageError) await keys.release(key, owner);
       throw error;
     }
   }
 
-  /** Frees a claimed key after a storage failure, so the client's retry can run again. */
-  private async releaseKey(table: string, key: string, owner: string): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: table,
-          Key: { key },
-          ConditionExpression: "#owner = :owner AND #state = :pending",
-          ExpressionAttributeNames: { "#owner": "owner", "#state": "state" },
-          ExpressionAttributeValues: { ":owner": owner, ":pending": "pending" },
-        }),
-      );
-    } catch {
-      // The lease expires on its own; a retry after it takes the key over.
-    }
-  }
-
-  /** Runs one storage call: a failed condition becomes ConditionFailed, any other SDK failure a StorageError. */
-  private async storage<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof Error)) throw error;
-      if (error.name === "ConditionalCheckFailedException") {
-        const { Item, $metadata } = error as {
-          Item?: Record<string, unknown>;
-          $metadata?: { attempts?: number };
-        };
-        throw new ConditionFailed([], Item, ($metadata?.attempts ?? 1) > 1);
-      }
-      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      if (
-        error.name === "TransactionCanceledException" &&
-        reasons?.every((r) => r.Code === "None" || r.Code === "ConditionalCheckFailed")
-      ) {
-        throw new ConditionFailed(reasons.map((r) => r.Code));
-      }
-      const tables = [this.tableName, this.options.idempotencyTableName];
-      const description = `${error.name}: ${sanitizeErrorMessage(error.message, tables)}`;
-      throw new StorageError(description, { cause: error });
-    }
+  private storage<T>(call: () => Promise<T>): Promise<T> {
+    return callStorage(call, [this.tableName, this.keys?.tableName]);
   }
 }

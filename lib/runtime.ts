@@ -1,7 +1,8 @@
 // Composition root: one configuration, logger and repository per Lambda instance, built at cold start.
 import { readConfig } from "./config.js";
 import { createLogger } from "./logger.js";
-import { DynamoPostRepository, createDocumentClient } from "./repository.js";
+import { createDocumentClient } from "./dynamodb.js";
+import { DynamoPostRepository } from "./repository.js";
 
 const config = readConfig();
 

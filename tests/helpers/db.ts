@@ -4,7 +4,8 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { inject } from "vitest";
 import { ensureIdempotencyTable, ensureTable, localClient } from "../../scripts/dynamodb-local.mjs";
 import { readConfig } from "../../lib/config.js";
-import { DynamoPostRepository, createDocumentClient } from "../../lib/repository.js";
+import { createDocumentClient } from "../../lib/dynamodb.js";
+import { DynamoPostRepository } from "../../lib/repository.js";
 
 let tables = 0;
 

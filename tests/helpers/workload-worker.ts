@@ -8,7 +8,8 @@ import { updatePost } from "../../handlers/update-post.js";
 import { readConfig } from "../../lib/config.js";
 import type { ApiHandler } from "../../lib/http.js";
 import type { Logger } from "../../lib/logger.js";
-import { DynamoPostRepository, createDocumentClient } from "../../lib/repository.js";
+import { createDocumentClient } from "../../lib/dynamodb.js";
+import { DynamoPostRepository } from "../../lib/repository.js";
 import { apiEvent } from "./events.js";
 
 export type Operation = "create" | "update" | "delete" | "get" | "list";

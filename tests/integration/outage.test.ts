@@ -9,7 +9,8 @@ import { deletePost } from "../../handlers/delete-post.js";
 import { getPost } from "../../handlers/get-post.js";
 import { updatePost } from "../../handlers/update-post.js";
 import { readConfig } from "../../lib/config.js";
-import { COUNTER_ID, DynamoPostRepository, createDocumentClient } from "../../lib/repository.js";
+import { createDocumentClient } from "../../lib/dynamodb.js";
+import { COUNTER_ID, DynamoPostRepository } from "../../lib/repository.js";
 import {
   ensureTable,
   freePort,

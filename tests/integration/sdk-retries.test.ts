@@ -7,11 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPost } from "../../handlers/create-post.js";
 import { updatePost } from "../../handlers/update-post.js";
 import { readConfig } from "../../lib/config.js";
-import {
-  DYNAMODB_MAX_ATTEMPTS,
-  DynamoPostRepository,
-  createDocumentClient,
-} from "../../lib/repository.js";
+import { DYNAMODB_MAX_ATTEMPTS, createDocumentClient } from "../../lib/dynamodb.js";
+import { DynamoPostRepository } from "../../lib/repository.js";
 import { freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
 

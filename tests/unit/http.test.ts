@@ -18,7 +18,7 @@ import {
   ok,
 } from "../../lib/http.js";
 import type { Logger, LogFields } from "../../lib/logger.js";
-import { sanitizeErrorMessage } from "../../lib/repository.js";
+import { sanitizeErrorMessage } from "../../lib/dynamodb.js";
 import { apiEvent, invoke } from "../helpers/events.js";
 
 function recordingLogger() {
