@@ -1,0 +1,106 @@
+// Bench section "listing the big table": the list handler against a bare paginated Scan, each in a
+// fresh child process (bench/list-child.mjs), alternating which goes first.
+import { LIMITS, benchDir, lambdaEnv, mb, staging } from "./context.mjs";
+import { TABLES } from "./tables.mjs";
+import { bounded, median, ratioRow, runNode } from "./util.mjs";
+
+/** @typedef {{ ms: number, items: number, bytes: number, wireBytes: number, rssGrowth: number, heapGrowth: number, liveGrowth: number }} ListRun */
+/** @typedef {Awaited<ReturnType<typeof measureList>>} ListResult */
+
+/** Medians of both sides' time and memory, and the handler's response size. */
+export async function measureList(/** @type {string} */ endpoint) {
+  /** @type {{ handler: ListRun[], scan: ListRun[] }} */
+  const runs = { handler: [], scan: [] };
+  const args = {
+    handler: [`${benchDir}/list-child.mjs`, "handler", `${staging}/list-posts/index.mjs`],
+    scan: [
+      `${benchDir}/list-child.mjs`,
+      "scan",
+      `${staging}/sdk-direct/index.mjs`,
+      endpoint,
+      TABLES.listBig,
+    ],
+  };
+  const env = lambdaEnv(endpoint, TABLES.listBig);
+  const runOne = async (/** @type {"handler" | "scan"} */ mode) => {
+    const run = await runNode(["--expose-gc", ...args[mode]], env, LIMITS.childTimeoutMs * 2);
+    const report = JSON.parse(run.lines[0] ?? "{}");
+    if (report.items !== LIMITS.listPosts) {
+      throw new Error(`list ${mode} returned ${report.items} posts, not ${LIMITS.listPosts}`);
+    }
+    runs[mode].push(report);
+  };
+  const rounds = await bounded(LIMITS.listRunsPerSide, LIMITS.listBudgetMs, async (round) => {
+    for (const mode of round % 2
+      ? /** @type {const} */ (["scan", "handler"])
+      : /** @type {const} */ (["handler", "scan"])) {
+      await runOne(mode);
+    }
+  });
+  const pick = (
+    /** @type {ListRun[]} */ sideRuns,
+    /** @type {Exclude<keyof ListRun, "items">} */ key,
+  ) => median(sideRuns.map((r) => r[key]));
+  return {
+    rounds,
+    handler: {
+      ms: pick(runs.handler, "ms"),
+      responseBytes: pick(runs.handler, "bytes"),
+      wireBytes: pick(runs.handler, "wireBytes"),
+      rssGrowth: pick(runs.handler, "rssGrowth"),
+      heapGrowth: pick(runs.handler, "heapGrowth"),
+      liveGrowth: pick(runs.handler, "liveGrowth"),
+    },
+    scan: {
+      ms: pick(runs.scan, "ms"),
+      rssGrowth: pick(runs.scan, "rssGrowth"),
+      heapGrowth: pick(runs.scan, "heapGrowth"),
+      liveGrowth: pick(runs.scan, "liveGrowth"),
+    },
+  };
+}
+
+/** The table rows: time against the Scan's, memory against the response's size and the Scan's. */
+export function listRows(/** @type {ListResult} */ { rounds, handler, scan }) {
+  const posts = LIMITS.listPosts;
+  const response = mb(handler.responseBytes);
+  return [
+    ratioRow({
+      metric: `list ${posts} time (vs bare paginated Scan, median of ${rounds})`,
+      name: "list-posts",
+      value: handler.ms,
+      floor: scan.ms,
+      unit: "ms",
+      target: { max: 1.2 },
+    }),
+    ratioRow({
+      metric: `list ${posts} peak RSS growth (vs JSON response size)`,
+      name: "list-posts",
+      value: mb(handler.rssGrowth),
+      floor: response,
+      unit: "MB",
+      target: { max: 2 },
+    }),
+    ratioRow({
+      metric: `list ${posts} peak heap growth (vs JSON response size)`,
+      name: "list-posts",
+      value: mb(handler.heapGrowth),
+      floor: response,
+      unit: "MB",
+    }),
+    ratioRow({
+      metric: `list ${posts} items held by a bare Scan (vs JSON response size)`,
+      name: "bare Scan, after GC",
+      value: mb(scan.liveGrowth),
+      floor: response,
+      unit: "MB",
+    }),
+    ratioRow({
+      metric: `list ${posts} peak RSS growth (vs bare Scan's)`,
+      name: "list-posts",
+      value: mb(handler.rssGrowth),
+      floor: mb(scan.rssGrowth),
+      unit: "MB",
+    }),
+  ];
+}
