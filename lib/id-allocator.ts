@@ -20,6 +20,8 @@ export class IdAllocator {
 
   /** The next id of this instance's block, reserving a new block when it runs out. */
   async nextId(): Promise<number> {
+    // Without blocks every id is its own reservation, so concurrent callers need not queue.
+    if (this.blockSize === 1) return this.reserve(1);
     while (this.next > this.end) {
       // Concurrent callers wait for one reservation instead of each making their own.
       this.refill ??= this.reserve(this.blockSize)

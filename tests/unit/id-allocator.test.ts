@@ -49,3 +49,19 @@ describe("IdAllocator", () => {
     expect(new Set(issued).size).toBe(20);
   });
 });
+
+it("with a block of 1 lets concurrent callers reserve at the same time", async () => {
+  let value = 0;
+  let inFlight = 0;
+  let most = 0;
+  const reserve = async () => {
+    most = Math.max(most, ++inFlight);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    inFlight--;
+    return ++value;
+  };
+  const ids = new IdAllocator(reserve, 1);
+  const issued = await Promise.all(Array.from({ length: 8 }, () => ids.nextId()));
+  expect(most).toBe(8); // no queue behind one reservation
+  expect(new Set(issued).size).toBe(8);
+});
