@@ -20,7 +20,7 @@ const COUNTER_ATTRIBUTE = "last_id";
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A document client configured like lib/repository.ts's createDocumentClient, with the calls the
+ * A document client configured like lib/dynamodb.ts's createDocumentClient, with the calls the
  * handlers make.
  * @param {{ endpoint: string, region: string }} options
  */
