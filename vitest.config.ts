@@ -5,11 +5,23 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 
 export default defineConfig({
   test: {
-    globalSetup: ["tests/helpers/global-setup.ts"],
-    setupFiles: ["tests/helpers/env.ts"],
-    include: ["tests/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    projects: [
+      // Pure rules: no Java, no build, nothing written.
+      { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
+      // Everything that needs DynamoDB Local, the bundles or serverless-offline.
+      {
+        extends: true,
+        test: {
+          name: "storage",
+          include: ["tests/**/*.test.ts"],
+          exclude: ["tests/unit/**"],
+          globalSetup: ["tests/helpers/global-setup.ts"],
+          setupFiles: ["tests/helpers/env.ts"],
+        },
+      },
+    ],
   },
 });
