@@ -87,7 +87,8 @@ function decodeBody(event: APIGatewayProxyEventV2): string {
 }
 
 function parseJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown> {
-  const text = decodeBody(event);
+  // A leading byte-order mark is ignored, as JSON allows, whether the body came as text or base64.
+  const text = decodeBody(event).replace(/^\uFEFF/, "");
   let value: unknown;
   try {
     value = JSON.parse(text);
