@@ -5,15 +5,11 @@ import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPost } from "../../handlers/create-post.js";
-import { deletePost } from "../../handlers/delete-post.js";
-import { getPost } from "../../handlers/get-post.js";
-import { listPosts } from "../../handlers/list-posts.js";
-import { updatePost } from "../../handlers/update-post.js";
 import type { ApiHandler } from "../../lib/http.js";
 import { CONTENT_MAX_BYTES } from "../../lib/post.js";
 import { freshTable } from "../helpers/db.js";
 import { apiEvent } from "../helpers/events.js";
+import { handlersOver } from "../helpers/handlers.js";
 import * as arb from "./arbitraries.js";
 import type { HostileRequest, Kind } from "./arbitraries.js";
 
@@ -57,13 +53,7 @@ beforeAll(async () => {
   process.env.TZ = "UTC";
   table = await freshTable("fuzz");
   const repo = table.repository;
-  api = {
-    list: listPosts(repo),
-    get: getPost(repo),
-    create: createPost(repo),
-    update: updatePost(repo),
-    delete: deletePost(repo),
-  };
+  api = handlersOver(repo);
   const seeded = [
     await repo.create({ title: "first", content: "hello" }),
     await repo.create({ title: "\u{1f600}".repeat(100), content: "e\u0301\u202e\u0000\u{1f469}" }),

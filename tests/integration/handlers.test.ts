@@ -2,34 +2,18 @@
 import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPost } from "../../handlers/create-post.js";
-import { deletePost } from "../../handlers/delete-post.js";
-import { getPost } from "../../handlers/get-post.js";
 import { listPosts } from "../../handlers/list-posts.js";
-import { updatePost } from "../../handlers/update-post.js";
 import { formatTimestamp } from "../../lib/timestamps.js";
 import { freshTable } from "../helpers/db.js";
 import { apiEvent, invoke } from "../helpers/events.js";
+import { type Handlers, handlersOver } from "../helpers/handlers.js";
 
 let table: Awaited<ReturnType<typeof freshTable>>;
-let api: {
-  list: ReturnType<typeof listPosts>;
-  get: ReturnType<typeof getPost>;
-  create: ReturnType<typeof createPost>;
-  update: ReturnType<typeof updatePost>;
-  remove: ReturnType<typeof deletePost>;
-};
+let api: Handlers;
 
 beforeAll(async () => {
   table = await freshTable("handlers");
-  const repo = table.repository;
-  api = {
-    list: listPosts(repo),
-    get: getPost(repo),
-    create: createPost(repo),
-    update: updatePost(repo),
-    remove: deletePost(repo),
-  };
+  api = handlersOver(table.repository);
 });
 afterAll(async () => {
   await table.drop();
@@ -194,7 +178,7 @@ describe("path ids", () => {
         expect(
           await invoke(api.update, { method: "PUT", postId, body: { title: "x" } }),
         ).toMatchObject(expected);
-        expect(await invoke(api.remove, { method: "DELETE", postId })).toMatchObject(expected);
+        expect(await invoke(api.delete, { method: "DELETE", postId })).toMatchObject(expected);
       });
     },
   );
@@ -282,7 +266,7 @@ describe("delete", () => {
   it("answers 204 with a detail and removes the post", async () => {
     const made = await create({ title: "t", content: "c" });
     const id = (made.body as { id: number }).id;
-    expect(await invoke(api.remove, { method: "DELETE", postId: String(id) })).toMatchObject({
+    expect(await invoke(api.delete, { method: "DELETE", postId: String(id) })).toMatchObject({
       status: 204,
       body: { detail: `Blog post #${id} deleted` },
     });
@@ -290,7 +274,7 @@ describe("delete", () => {
   });
 
   it("answers 204 for an id that never had a post", async () => {
-    expect(await invoke(api.remove, { method: "DELETE", postId: "31337" })).toMatchObject({
+    expect(await invoke(api.delete, { method: "DELETE", postId: "31337" })).toMatchObject({
       status: 204,
       body: { detail: "Blog post #31337 deleted" },
     });

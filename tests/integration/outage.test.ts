@@ -4,10 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPost } from "../../handlers/create-post.js";
-import { deletePost } from "../../handlers/delete-post.js";
-import { getPost } from "../../handlers/get-post.js";
-import { updatePost } from "../../handlers/update-post.js";
 import { readConfig } from "../../lib/config.js";
 import { createDocumentClient } from "../../lib/dynamodb.js";
 import { COUNTER_ID, DynamoPostRepository } from "../../lib/repository.js";
@@ -18,6 +14,7 @@ import {
   startDynamoDbLocal,
 } from "../../scripts/dynamodb-local.mjs";
 import { invoke, type Invocation } from "../helpers/events.js";
+import { handlersOver } from "../helpers/handlers.js";
 
 const TABLE = "outage-posts";
 /** The functions' configured timeout (serverless.yml): no request may take longer. */
@@ -61,12 +58,7 @@ describe("a storage outage", () => {
     let phase: Outcome["phase"] = "before";
     const run = async (op: Outcome["op"], id?: number, body?: unknown) => {
       const started = performance.now();
-      const handler = {
-        create: createPost(repo),
-        update: updatePost(repo),
-        get: getPost(repo),
-        delete: deletePost(repo),
-      }[op];
+      const handler = handlersOver(repo)[op];
       const method = ({ create: "POST", update: "PUT", get: "GET", delete: "DELETE" } as const)[op];
       const seenPhase = phase;
       const result = await invoke(handler, {
