@@ -1,5 +1,9 @@
 // Test helper: a fresh posts table in the run's DynamoDB Local, and raw access to its items.
-import { DeleteTableCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
+import {
+  type DynamoDBClientConfig,
+  DeleteTableCommand,
+  ScanCommand,
+} from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { inject } from "vitest";
 import { ensureIdempotencyTable, ensureTable, localClient } from "../../scripts/dynamodb-local.mjs";
@@ -18,8 +22,13 @@ export async function freshTable(label: string) {
   await ensureTable(admin, tableName);
   await ensureIdempotencyTable(admin, idempotencyTableName);
   const config = readConfig({ TABLE_NAME: tableName, AWS_ENDPOINT_URL_DYNAMODB: endpoint });
-  const documentClient = createDocumentClient(config);
-  const repository = new DynamoPostRepository(documentClient, tableName, { idempotencyTableName });
+  /** A second client and repository on these tables, e.g. with a test's own request handler. */
+  const connect = (overrides: Partial<DynamoDBClientConfig> = {}) => {
+    const client = createDocumentClient(config, overrides);
+    const posts = new DynamoPostRepository(client, tableName, { idempotencyTableName });
+    return { client, repository: posts };
+  };
+  const { client: documentClient, repository } = connect();
 
   /** Every item in the table, counter included, sorted by id. */
   const items = async (): Promise<Record<string, unknown>[]> => {
@@ -41,5 +50,14 @@ export async function freshTable(label: string) {
     admin.destroy();
     documentClient.destroy();
   };
-  return { tableName, idempotencyTableName, endpoint, documentClient, repository, items, drop };
+  return {
+    tableName,
+    idempotencyTableName,
+    endpoint,
+    documentClient,
+    repository,
+    connect,
+    items,
+    drop,
+  };
 }

@@ -6,9 +6,8 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPost } from "../../handlers/create-post.js";
 import { updatePost } from "../../handlers/update-post.js";
-import { readConfig } from "../../lib/config.js";
-import { DYNAMODB_MAX_ATTEMPTS, createDocumentClient } from "../../lib/dynamodb.js";
-import { DynamoPostRepository } from "../../lib/repository.js";
+import { DYNAMODB_MAX_ATTEMPTS } from "../../lib/dynamodb.js";
+import type { DynamoPostRepository } from "../../lib/repository.js";
 import { freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
 
@@ -46,14 +45,7 @@ const faultyHandler = {
 
 beforeAll(async () => {
   table = await freshTable("retries");
-  const config = readConfig({
-    TABLE_NAME: table.tableName,
-    AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-  });
-  client = createDocumentClient(config, { requestHandler: faultyHandler });
-  repo = new DynamoPostRepository(client, table.tableName, {
-    idempotencyTableName: table.idempotencyTableName,
-  });
+  ({ client, repository: repo } = table.connect({ requestHandler: faultyHandler }));
 });
 afterAll(async () => {
   client.destroy();
@@ -200,17 +192,10 @@ describe("client-chosen ids ahead of the counter", () => {
           ),
         );
       }
-      const config = readConfig({
-        TABLE_NAME: squatted.tableName,
-        AWS_ENDPOINT_URL_DYNAMODB: squatted.endpoint,
-      });
-      const counted = createDocumentClient(config, { requestHandler: faultyHandler });
+      const counted = squatted.connect({ requestHandler: faultyHandler });
       attempts.clear();
-      const post = await new DynamoPostRepository(counted, squatted.tableName).create({
-        title: "after the squat",
-        content: "",
-      });
-      counted.destroy();
+      const post = await counted.repository.create({ title: "after the squat", content: "" });
+      counted.client.destroy();
       expect(post.id).toBeGreaterThan(500);
       const calls = (attempts.get("UpdateItem") ?? 0) + (attempts.get("PutItem") ?? 0);
       expect(calls).toBeLessThanOrEqual(2 * 11); // about log2(500) rounds, not 500

@@ -34,10 +34,7 @@ const awsError = (name: string, message: string) =>
 
 beforeAll(async () => {
   table = await freshTable("faults");
-  faulty = createDocumentClient(
-    readConfig({ TABLE_NAME: table.tableName, AWS_ENDPOINT_URL_DYNAMODB: table.endpoint }),
-  );
-  repo = new DynamoPostRepository(faulty, table.tableName);
+  ({ client: faulty, repository: repo } = table.connect());
   mock = mockClient(faulty);
 });
 afterAll(async () => {
