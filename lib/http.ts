@@ -59,7 +59,10 @@ export const created = (body: unknown, location: string): Reply => ({
 /** 204 carrying a `detail` (the spec asks for one; HTTP/1.1 clients will not see it). */
 export const noContent = (detail: string): Reply => ({ statusCode: 204, body: { detail } });
 
-const JSON_HEADERS = { "content-type": "application/json" };
+// nosniff: a browser must never treat a post's text as HTML or script, whatever it contains.
+const JSON_HEADERS = { "content-type": "application/json", "x-content-type-options": "nosniff" };
+/** Error answers describe one moment (a missing post, a storage fault): no cache may keep them. */
+const ERROR_HEADERS = { "cache-control": "no-store" };
 
 function decodeBody(event: APIGatewayProxyEventV2): string {
   // API Gateway always sends a string; serverless-offline hands over JSON scalars it parsed.
@@ -142,7 +145,7 @@ function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredR
     : "send Accept-Encoding: gzip to receive it compressed";
   return {
     statusCode: 500,
-    headers: JSON_HEADERS,
+    headers: { ...JSON_HEADERS, ...ERROR_HEADERS },
     body: JSON.stringify({
       detail: `Response too large: ${size} bytes exceed the 6 MB Lambda response limit (${hint})`,
     }),
@@ -151,7 +154,11 @@ function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredR
 
 function toResponse(reply: Reply, gzip: boolean): APIGatewayProxyStructuredResultV2 {
   const body = JSON.stringify(reply.body);
-  const headers = { ...JSON_HEADERS, ...reply.headers };
+  const headers = {
+    ...JSON_HEADERS,
+    ...(reply.statusCode >= 400 ? ERROR_HEADERS : {}),
+    ...reply.headers,
+  };
   if (gzip && body.length >= GZIP_MIN_BYTES) {
     const zipped = gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
     if (zipped.length > RESPONSE_MAX_BYTES) return tooLarge(zipped.length, true);

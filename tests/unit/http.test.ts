@@ -51,6 +51,8 @@ describe("error mapping", () => {
     expect(response.status).toBe(status);
     expect(response.body).toStrictEqual({ detail });
     expect(response.headers["content-type"]).toBe("application/json");
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    expect(response.headers["cache-control"]).toBe("no-store");
   });
 
   it("logs the stack of an unexpected error but never returns it", async () => {
@@ -100,6 +102,11 @@ describe("replies", () => {
       { method: "DELETE", postId: "1" },
     );
     expect(gone).toMatchObject({ status: 204, body: { detail: "Blog post #1 deleted" } });
+    for (const response of [made, gone]) {
+      expect(response.headers["x-content-type-options"]).toBe("nosniff");
+      // Successful answers may be cached by a client; only errors are marked no-store.
+      expect(response.headers["cache-control"]).toBeUndefined();
+    }
   });
 });
 
@@ -224,8 +231,13 @@ describe("compression and the response limit", () => {
         /^Response too large: \d+ bytes exceed the 6 MB Lambda response limit \(send Accept-Encoding: gzip/,
       ),
     });
+    expect(plain.headers).toMatchObject({
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    });
     const zipped = await call(handler, "gzip");
     expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers?.["x-content-type-options"]).toBe("nosniff");
     expect(zipped.body?.length).toBeLessThan(RESPONSE_MAX_BYTES);
   });
 
