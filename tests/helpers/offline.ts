@@ -21,7 +21,7 @@ export interface OfflineOptions {
   timeZone?: string;
   /** How long serverless-offline may take to answer its first request. */
   readyTimeoutMs?: number;
-  /** More settings for serverless-offline, such as CORS_ORIGINS. */
+  /** More settings for serverless-offline, such as CORS_ORIGINS or LOG_LEVEL (silent unless set). */
   env?: Record<string, string>;
 }
 
@@ -38,6 +38,22 @@ export interface Offline {
   output(): string;
   /** Stops serverless-offline (and everything it started), then drops the table. */
   stop(): Promise<void>;
+}
+
+/** Settings that change what the API answers: a test names them itself, never inherits them. */
+const API_SETTINGS = [
+  "AUTH_ISSUER_URL",
+  "AUTH_AUDIENCE",
+  "AUTH_WRITE_SCOPE",
+  "AUTH_READS",
+  "CORS_ORIGINS",
+];
+
+/** This process's environment less the settings that shape the API. */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of API_SETTINGS) delete env[name];
+  return env;
 }
 
 /** Starts serverless-offline (over the bundles global-setup built) over a fresh table; resolves once it answers HTTP. */
@@ -62,7 +78,7 @@ export async function startOffline({
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
       env: {
-        ...process.env,
+        ...inheritedEnv(),
         POSTS_TABLE: table.tableName,
         IDEMPOTENCY_TABLE: table.idempotencyTableName,
         ...env,
@@ -74,7 +90,7 @@ export async function startOffline({
         // serverless-offline runs handlers in worker threads, which share the process's zone:
         // the function's TZ setting alone would not reach them.
         TZ: timeZone,
-        LOG_LEVEL: "silent",
+        LOG_LEVEL: env.LOG_LEVEL ?? "silent",
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       },
     },

@@ -1,13 +1,11 @@
 // Packaging tests: what `serverless package` would deploy (template, function zips), checked offline.
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handlerNames } from "../../scripts/build.mjs";
-import { serverlessBin } from "../helpers/offline.js";
+import { type Resource, type Template, packageInto, templateEnv } from "../helpers/package.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const DYNAMODB_ACTIONS = [
@@ -17,13 +15,6 @@ const DYNAMODB_ACTIONS = [
   "dynamodb:Scan",
   "dynamodb:UpdateItem",
 ];
-
-interface Resource {
-  Type: string;
-  Properties: Record<string, unknown>;
-  DeletionPolicy?: string;
-  UpdateReplacePolicy?: string;
-}
 
 interface FunctionProperties {
   Runtime: string;
@@ -43,38 +34,18 @@ let packageDir = "";
 let configuredDir = "";
 let resources: Record<string, Resource> = {};
 /** The template packaged with an alarm topic and CORS origins set. */
-let configured: { Resources: Record<string, Resource>; Conditions?: Record<string, unknown> };
+let configured: Template;
 const ALARM_TOPIC = "arn:aws:sns:us-east-1:123456789012:blog-alarms";
-
-/** Packages the service into `dir` with the given environment; returns the update template. */
-async function packageInto(dir: string, env: NodeJS.ProcessEnv) {
-  try {
-    await promisify(execFile)(
-      process.execPath,
-      [serverlessBin, "package", "--package", dir, "--stage", "test"],
-      { cwd: root, env, timeout: 120_000 },
-    );
-  } catch (error) {
-    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new Error(`serverless package failed:\n${stdout}${stderr}`, { cause: error });
-  }
-  return JSON.parse(
-    await readFile(join(dir, "cloudformation-template-update-stack.json"), "utf8"),
-  ) as typeof configured;
-}
 
 beforeAll(async () => {
   packageDir = await mkdtemp(join(tmpdir(), "blog-post-package-"));
   configuredDir = await mkdtemp(join(tmpdir(), "blog-post-package-configured-"));
   // Defaults only: a developer's settings must not shape the default template.
-  const env = { ...process.env };
-  const settings = ["POSTS_TABLE", "IDEMPOTENCY_TABLE", "TIME_ZONE", "LOG_LEVEL"];
-  for (const name of [...settings, "ALARM_TOPIC_ARN", "CORS_ORIGINS"]) delete env[name];
-  const withOptions = {
-    ...env,
+  const env = templateEnv();
+  const withOptions = templateEnv({
     ALARM_TOPIC_ARN: ALARM_TOPIC,
     CORS_ORIGINS: "https://blog.example",
-  };
+  });
   // One at a time: two packagings in one folder share serverless's working files.
   const plain = await packageInto(packageDir, env);
   const optioned = await packageInto(configuredDir, withOptions);

@@ -1,0 +1,60 @@
+// Ceilings on rate and cost, on by default: the HTTP API stage's throttle, the tables' maximum
+// on-demand throughput, and optional reserved concurrency per function. Read by serverless.yml.
+// Each default is far above what a small blog needs and far below an unbounded bill.
+const DEFAULTS = {
+  API_RATE_LIMIT: 100, // requests a second, steady
+  API_BURST_LIMIT: 200, // requests at once
+  TABLE_MAX_READ_UNITS: 1000, // read request units a second, per table
+  TABLE_MAX_WRITE_UNITS: 200, // write request units a second, per table
+};
+const FUNCTIONS = ["listPosts", "getPost", "createPost", "updatePost", "deletePost"];
+
+/** A positive integer setting, or its default when unset; throws on anything else. */
+function positiveInteger(name, env = process.env) {
+  const raw = (env[name] ?? "").trim();
+  if (raw === "") return DEFAULTS[name];
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`${name} must be a positive integer, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/**
+ * RESERVED_CONCURRENCY, such as `listPosts=20,createPost=5`: instances kept for (and capping)
+ * each named function, so a flood of one route cannot take every instance from the others.
+ */
+function readReservedConcurrency(env = process.env) {
+  const reserved = {};
+  for (const entry of (env.RESERVED_CONCURRENCY ?? "").split(",")) {
+    if (entry.trim() === "") continue;
+    const [name = "", count = ""] = entry.split("=").map((part) => part.trim());
+    if (!FUNCTIONS.includes(name) || !/^\d+$/.test(count)) {
+      throw new Error(
+        `RESERVED_CONCURRENCY entries must be <function>=<count> with a function among ` +
+          `${FUNCTIONS.join(", ")}; got ${JSON.stringify(entry.trim())}`,
+      );
+    }
+    reserved[name] = Number(count);
+  }
+  return reserved;
+}
+
+module.exports = {
+  DEFAULTS,
+  readReservedConcurrency,
+  /** `DefaultRouteSettings` of the HTTP API's stage. */
+  routeThrottle: () => ({
+    DetailedMetricsEnabled: false,
+    ThrottlingRateLimit: positiveInteger("API_RATE_LIMIT"),
+    ThrottlingBurstLimit: positiveInteger("API_BURST_LIMIT"),
+  }),
+  /** `OnDemandThroughput` of each table. */
+  tableCeiling: () => ({
+    MaxReadRequestUnits: positiveInteger("TABLE_MAX_READ_UNITS"),
+    MaxWriteRequestUnits: positiveInteger("TABLE_MAX_WRITE_UNITS"),
+  }),
+  ...Object.fromEntries(
+    FUNCTIONS.map((name) => [`${name}Concurrency`, () => readReservedConcurrency()[name] ?? null]),
+  ),
+};

@@ -1,0 +1,76 @@
+// Test helper: `serverless package` into a folder, offline, and the CloudFormation template it wrote.
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { serverlessBin } from "./offline.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A resource of the packaged template. */
+export interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  Condition?: string;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+
+/** The packaged template, as far as the tests read it. */
+export interface Template {
+  Resources: Record<string, Resource>;
+  Conditions?: Record<string, unknown>;
+}
+
+/**
+ * Every setting that shapes the template. A test starts from none of them, so a developer's own
+ * shell settings cannot change what it sees.
+ */
+export const TEMPLATE_SETTINGS = [
+  "POSTS_TABLE",
+  "IDEMPOTENCY_TABLE",
+  "TIME_ZONE",
+  "LOG_LEVEL",
+  "ALARM_TOPIC_ARN",
+  "CORS_ORIGINS",
+  "AUTH_ISSUER_URL",
+  "AUTH_AUDIENCE",
+  "AUTH_WRITE_SCOPE",
+  "AUTH_READS",
+  "ALLOW_ANONYMOUS_WRITES",
+  "API_RATE_LIMIT",
+  "API_BURST_LIMIT",
+  "TABLE_MAX_READ_UNITS",
+  "TABLE_MAX_WRITE_UNITS",
+  "RESERVED_CONCURRENCY",
+];
+
+/** This process's environment without the template settings, plus `settings`. */
+export function templateEnv(settings: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of TEMPLATE_SETTINGS) delete env[name];
+  return { ...env, ...settings };
+}
+
+/** Runs the serverless CLI (osls) in the repository; rejects with its output when it fails. */
+export async function runServerless(args: string[], env: NodeJS.ProcessEnv) {
+  try {
+    return await promisify(execFile)(process.execPath, [serverlessBin, ...args], {
+      cwd: root,
+      env,
+      timeout: 120_000,
+    });
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    throw new Error(`serverless ${args[0]} failed:\n${stdout}${stderr}`, { cause: error });
+  }
+}
+
+/** Packages the service into `dir` with the given environment; returns the update template. */
+export async function packageInto(dir: string, env: NodeJS.ProcessEnv): Promise<Template> {
+  await runServerless(["package", "--package", dir, "--stage", "test"], env);
+  return JSON.parse(
+    await readFile(join(dir, "cloudformation-template-update-stack.json"), "utf8"),
+  ) as Template;
+}

@@ -1,0 +1,135 @@
+// Black-box HTTP tests: the optional JWT authorizer through serverless-offline, with tokens
+// minted here. Locally the authorizer checks issuer, audience, expiry and scope, not the
+// signature (API Gateway checks that too); the packaged template is checked in tests/packaging.
+import { SignJWT, type JWTPayload } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertMatchesContract } from "../helpers/contract.js";
+import { type Offline, startOffline } from "../helpers/offline.js";
+
+const ISSUER = "https://issuer.example";
+const AUDIENCE = "blog";
+const WRITE_SCOPE = "posts/write";
+const signingKey = new TextEncoder().encode("a key only these tests know, 32+ bytes long");
+
+/** A signed JWT with the given claims; by default from the right issuer and audience. */
+async function token(claims: JWTPayload = {}, expiresIn: string | number = "5m") {
+  const defaults = { iss: ISSUER, aud: AUDIENCE, sub: "author-1", scope: `openid ${WRITE_SCOPE}` };
+  return new SignJWT({ ...defaults, ...claims })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(signingKey);
+}
+
+/** The posts stored behind `api` (the id counter, item 0, left out). */
+const storedPosts = async (api: Offline) =>
+  (await api.table.items()).filter((item) => item.id !== 0);
+
+/** Sends a request with an optional bearer token; the answer must be one openapi.yaml documents. */
+async function call(api: Offline, method: string, path: string, bearer?: string, body?: unknown) {
+  const headers: Record<string, string> = {};
+  if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${api.baseUrl}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  assertMatchesContract(method, path, { status: response.status, headers: response.headers, text });
+  return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
+}
+
+describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIENCE, AUTH_WRITE_SCOPE)", () => {
+  let api: Offline;
+  beforeAll(async () => {
+    api = await startOffline({
+      label: "http-auth",
+      env: {
+        AUTH_ISSUER_URL: ISSUER,
+        AUTH_AUDIENCE: `other-app, ${AUDIENCE}`,
+        AUTH_WRITE_SCOPE: WRITE_SCOPE,
+        LOG_LEVEL: "info",
+      },
+    });
+  });
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  const post = { title: "Guarded", content: "Only with a token" };
+
+  it.each([
+    ["no token", async () => undefined],
+    ["a token that is not a JWT", async () => "not-a-jwt"],
+    ["an expired token", async () => token({}, Math.floor(Date.now() / 1000) - 60)],
+    ["a token from another issuer", async () => token({ iss: "https://elsewhere.example" })],
+    ["a token for another audience", async () => token({ aud: "someone-else" })],
+  ])("refuses a create with %s: 401, nothing stored", async (_case, mint) => {
+    const answer = await call(api, "POST", "/api/post", await mint(), post);
+    expect(answer.status).toBe(401);
+    expect(await storedPosts(api)).toEqual([]);
+  });
+
+  it("refuses a valid token without the write scope with 403, on every write route", async () => {
+    const readOnly = await token({ scope: "openid profile" });
+    expect((await call(api, "POST", "/api/post", readOnly, post)).status).toBe(403);
+    expect((await call(api, "PUT", "/api/post/1", readOnly, { title: "x" })).status).toBe(403);
+    expect((await call(api, "DELETE", "/api/post/1", readOnly)).status).toBe(403);
+    expect(await storedPosts(api)).toEqual([]);
+  });
+
+  it("lets a good token create, update and delete; reads stay open", async () => {
+    const good = await token();
+    const made = await call(api, "POST", "/api/post", good, post);
+    expect(made).toMatchObject({ status: 201, body: { title: "Guarded" } });
+    const id = (made.body as { id: number }).id;
+    expect(await call(api, "GET", "/api/post")).toMatchObject({ status: 200, body: [{ id }] });
+    expect((await call(api, "GET", `/api/post/${id}`)).status).toBe(200);
+    const changed = await call(api, "PUT", `/api/post/${id}`, good, { title: "Changed" });
+    expect(changed).toMatchObject({ status: 200, body: { id, title: "Changed" } });
+    expect((await call(api, "PUT", `/api/post/${id}`, undefined, { title: "x" })).status).toBe(401);
+    expect((await call(api, "DELETE", `/api/post/${id}`, undefined)).status).toBe(401);
+    expect((await call(api, "DELETE", `/api/post/${id}`, good)).status).toBe(204);
+    expect(await storedPosts(api)).toEqual([]);
+  });
+
+  it("never writes a token or the Authorization header to the log", async () => {
+    const secret = await token({ sub: "someone-whose-token-must-not-leak" });
+    expect((await call(api, "POST", "/api/post", secret, post)).status).toBe(201);
+    // The request was logged (so this looks at real log lines), but nothing of its token.
+    await expect.poll(() => api.output()).toContain('"route":"POST /api/post"');
+    const output = api.output();
+    expect(output).not.toContain(secret);
+    expect(output).not.toContain(secret.split(".")[1]);
+    expect(output).not.toContain("someone-whose-token-must-not-leak");
+    expect(output.toLowerCase()).not.toContain("bearer ");
+  });
+});
+
+describe("with AUTH_READS=true, reads need a token too", () => {
+  let api: Offline;
+  beforeAll(async () => {
+    api = await startOffline({
+      label: "http-auth-reads",
+      env: { AUTH_ISSUER_URL: ISSUER, AUTH_AUDIENCE: AUDIENCE, AUTH_READS: "true" },
+    });
+  });
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  it("answers 401 to a GET without a token and 200 with one", async () => {
+    expect((await call(api, "GET", "/api/post")).status).toBe(401);
+    expect((await call(api, "GET", "/api/post/1")).status).toBe(401);
+    const good = await token({ scope: "openid" });
+    expect(await call(api, "GET", "/api/post", good)).toEqual({ status: 200, body: [] });
+    expect((await call(api, "GET", "/api/post/1", good)).status).toBe(404);
+  });
+
+  it("needs no scope for writes when AUTH_WRITE_SCOPE is unset", async () => {
+    const plain = await token({ scope: "openid" });
+    const made = await call(api, "POST", "/api/post", plain, { title: "t", content: "c" });
+    expect(made.status).toBe(201);
+  });
+});

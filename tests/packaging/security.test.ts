@@ -1,0 +1,210 @@
+// Packaging tests: the JWT authorizer, throttles and cost ceilings in the template, and the
+// guard that refuses a deployment with open writes. All offline: nothing here reaches AWS.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Resource,
+  type Template,
+  packageInto,
+  runServerless,
+  templateEnv,
+} from "../helpers/package.js";
+
+const AUTH = {
+  AUTH_ISSUER_URL: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example",
+  AUTH_AUDIENCE: "app-client-1, app-client-2",
+};
+const WRITE_ROUTES = ["DELETE /api/post/{post_pk}", "POST /api/post", "PUT /api/post/{post_pk}"];
+const READ_ROUTES = ["GET /api/post", "GET /api/post/{post_pk}"];
+
+const folders: string[] = [];
+/** Packages with exactly these settings (and no others from the shell). */
+async function packaged(settings: Record<string, string>): Promise<Template> {
+  const dir = await mkdtemp(join(tmpdir(), "blog-post-security-"));
+  folders.push(dir);
+  return packageInto(dir, templateEnv(settings));
+}
+
+let open: Template;
+let guarded: Template;
+let guardedReads: Template;
+
+beforeAll(async () => {
+  // One at a time: packagings share serverless's working files in the repository.
+  open = await packaged({});
+  guarded = await packaged({
+    ...AUTH,
+    AUTH_WRITE_SCOPE: "blog/write",
+    API_RATE_LIMIT: "25",
+    API_BURST_LIMIT: "50",
+    TABLE_MAX_READ_UNITS: "400",
+    TABLE_MAX_WRITE_UNITS: "40",
+    RESERVED_CONCURRENCY: "listPosts=20, createPost=5",
+  });
+  guardedReads = await packaged({ ...AUTH, AUTH_READS: "true" });
+});
+
+afterAll(async () => {
+  for (const dir of folders) await rm(dir, { recursive: true, force: true });
+});
+
+const ofType = (template: Template, type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** Each route key with the authorizer and scopes it carries. */
+function routeAuth(template: Template) {
+  return Object.fromEntries(
+    ofType(template, "AWS::ApiGatewayV2::Route").map(([, { Properties: route }]) => [
+      route.RouteKey as string,
+      {
+        type: route.AuthorizationType,
+        authorizer: route.AuthorizerId,
+        scopes: route.AuthorizationScopes,
+      },
+    ]),
+  );
+}
+
+describe("JWT authorizer", () => {
+  it("is absent when AUTH_ISSUER_URL is unset: every route open", () => {
+    expect(ofType(open, "AWS::ApiGatewayV2::Authorizer")).toEqual([]);
+    const routes = routeAuth(open);
+    expect(Object.keys(routes).sort()).toEqual([...READ_ROUTES, ...WRITE_ROUTES].sort());
+    for (const auth of Object.values(routes)) {
+      expect(auth).toEqual({ type: undefined, authorizer: undefined, scopes: undefined });
+    }
+  });
+
+  it("is API Gateway's own JWT authorizer on the issuer and audiences set", () => {
+    const authorizers = ofType(guarded, "AWS::ApiGatewayV2::Authorizer");
+    expect(authorizers).toHaveLength(1);
+    expect(authorizers[0]?.[1].Properties).toMatchObject({
+      AuthorizerType: "JWT",
+      IdentitySource: ["$request.header.Authorization"],
+      JwtConfiguration: {
+        Issuer: AUTH.AUTH_ISSUER_URL,
+        Audience: ["app-client-1", "app-client-2"],
+      },
+    });
+  });
+
+  it("guards exactly the write routes, with the write scope", () => {
+    const [[authorizerId] = []] = ofType(guarded, "AWS::ApiGatewayV2::Authorizer");
+    const routes = routeAuth(guarded);
+    for (const key of WRITE_ROUTES) {
+      expect(routes[key], key).toEqual({
+        type: "JWT",
+        authorizer: { Ref: authorizerId },
+        scopes: ["blog/write"],
+      });
+    }
+    for (const key of READ_ROUTES) expect(routes[key]?.type, key).toBeUndefined();
+  });
+
+  it("guards all five routes with AUTH_READS=true, asking no scope when none is set", () => {
+    const routes = routeAuth(guardedReads);
+    expect(Object.keys(routes)).toHaveLength(5);
+    for (const [key, auth] of Object.entries(routes)) {
+      expect(auth.type, key).toBe("JWT");
+      expect(auth.scopes, key).toBeUndefined();
+    }
+  });
+});
+
+describe("throttles and cost ceilings", () => {
+  const stageRoutes = (template: Template) =>
+    template.Resources.HttpApiStage?.Properties.DefaultRouteSettings;
+  const tables = (template: Template) => ofType(template, "AWS::DynamoDB::Table");
+  const reserved = (template: Template) =>
+    Object.fromEntries(
+      ofType(template, "AWS::Lambda::Function").map(([id, fn]: [string, Resource]) => [
+        id,
+        fn.Properties.ReservedConcurrentExecutions,
+      ]),
+    );
+
+  it("throttles every route of the stage: 100 requests a second, bursts of 200, by default", () => {
+    expect(stageRoutes(open)).toEqual({
+      DetailedMetricsEnabled: false,
+      ThrottlingRateLimit: 100,
+      ThrottlingBurstLimit: 200,
+    });
+    expect(stageRoutes(guarded)).toMatchObject({
+      ThrottlingRateLimit: 25,
+      ThrottlingBurstLimit: 50,
+    });
+  });
+
+  it("caps both tables' on-demand throughput: 1,000 read and 200 write units a second by default", () => {
+    expect(tables(open)).toHaveLength(2);
+    for (const [id, table] of tables(open)) {
+      expect(table.Properties.BillingMode, id).toBe("PAY_PER_REQUEST");
+      expect(table.Properties.OnDemandThroughput, id).toEqual({
+        MaxReadRequestUnits: 1000,
+        MaxWriteRequestUnits: 200,
+      });
+    }
+    for (const [id, table] of tables(guarded)) {
+      expect(table.Properties.OnDemandThroughput, id).toEqual({
+        MaxReadRequestUnits: 400,
+        MaxWriteRequestUnits: 40,
+      });
+    }
+  });
+
+  it("reserves concurrency only for the functions RESERVED_CONCURRENCY names", () => {
+    expect(Object.values(reserved(open))).toEqual(Array(5).fill(undefined));
+    expect(reserved(guarded)).toEqual({
+      ListPostsLambdaFunction: 20,
+      GetPostLambdaFunction: undefined,
+      CreatePostLambdaFunction: 5,
+      UpdatePostLambdaFunction: undefined,
+      DeletePostLambdaFunction: undefined,
+    });
+  });
+
+  it.each([
+    [{ API_RATE_LIMIT: "fast" }, /API_RATE_LIMIT must be a positive integer/],
+    [{ TABLE_MAX_READ_UNITS: "0" }, /TABLE_MAX_READ_UNITS must be a positive integer/],
+    [{ RESERVED_CONCURRENCY: "listPost=3" }, /RESERVED_CONCURRENCY entries must be/],
+    [{ AUTH_ISSUER_URL: "https://issuer.example" }, /AUTH_AUDIENCE must name at least one/],
+    [{ ...AUTH, AUTH_READS: "yes" }, /AUTH_READS must be true or false/],
+  ])("refuses %o with a message naming the setting", async (settings, message) => {
+    await expect(
+      runServerless(["print", "--stage", "test"], templateEnv(settings)),
+    ).rejects.toThrow(message);
+  });
+});
+
+describe("no silently open deployment", () => {
+  // Credentials that would fail at the first AWS call: any such call would show in the output.
+  const noAws = {
+    AWS_ACCESS_KEY_ID: "none",
+    AWS_SECRET_ACCESS_KEY: "none",
+    AWS_REGION: "us-east-1",
+  };
+
+  it("refuses to deploy without AUTH_ISSUER_URL, before packaging or calling AWS", async () => {
+    const failure = await runServerless(["deploy", "--stage", "prod"], templateEnv(noAws)).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    expect(failure).toMatch(/Refusing to deploy: AUTH_ISSUER_URL is not set/);
+    expect(failure).toMatch(/anyone on the internet could create, change and delete every post/);
+    expect(failure).toMatch(/ALLOW_ANONYMOUS_WRITES=true/);
+    expect(failure).not.toMatch(/Packaging|security token|credentials/i);
+  });
+
+  it("only warns when packaging with open writes, and is quiet when they are on purpose", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "blog-post-security-"));
+    folders.push(dir);
+    const args = ["package", "--package", dir, "--stage", "test"];
+    const warned = await runServerless(args, templateEnv());
+    expect(`${warned.stdout}${warned.stderr}`).toMatch(/This package has open writes/);
+    const meant = await runServerless(args, templateEnv({ ALLOW_ANONYMOUS_WRITES: "true" }));
+    expect(`${meant.stdout}${meant.stderr}`).not.toMatch(/open writes/);
+    expect(`${meant.stdout}${meant.stderr}`).toMatch(/Service packaged/);
+  });
+});
