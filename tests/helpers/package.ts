@@ -69,8 +69,17 @@ export async function runServerless(args: string[], env: NodeJS.ProcessEnv) {
 
 /** Packages the service into `dir` with the given environment; returns the update template. */
 export async function packageInto(dir: string, env: NodeJS.ProcessEnv): Promise<Template> {
-  await runServerless(["package", "--package", dir, "--stage", "test"], env);
-  return JSON.parse(
+  return (await packageWithOutput(dir, env)).template;
+}
+
+/** Packages the service into `dir`; returns the update template and what the CLI printed. */
+export async function packageWithOutput(dir: string, env: NodeJS.ProcessEnv) {
+  const { stdout, stderr } = await runServerless(
+    ["package", "--package", dir, "--stage", "test"],
+    env,
+  );
+  const template = JSON.parse(
     await readFile(join(dir, "cloudformation-template-update-stack.json"), "utf8"),
   ) as Template;
+  return { template, output: `${stdout}${stderr}` };
 }
