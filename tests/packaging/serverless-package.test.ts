@@ -315,6 +315,25 @@ describe("optional alarms and CORS", () => {
     }
   });
 
+  it("counts the errors of all five functions, and only theirs", () => {
+    const metrics = configured.Resources.LambdaErrorsAlarm?.Properties.Metrics as {
+      ReturnData: boolean;
+      MetricStat?: { Metric: { MetricName: string; Dimensions: { Value: { Ref: string } }[] } };
+    }[];
+    expect(metrics.filter((metric) => metric.ReturnData)).toHaveLength(1);
+    const counted = metrics.flatMap((metric) =>
+      metric.MetricStat ? [metric.MetricStat.Metric.Dimensions[0]?.Value.Ref] : [],
+    );
+    expect(counted.sort()).toEqual(
+      functions()
+        .map(([id]) => id)
+        .sort(),
+    );
+    for (const metric of metrics) {
+      if (metric.MetricStat) expect(metric.MetricStat.Metric.MetricName).toBe("Errors");
+    }
+  });
+
   it("has no CORS unless CORS_ORIGINS is set, and then only those origins", () => {
     expect(resources.HttpApi?.Properties.CorsConfiguration).toBeUndefined();
     expect(configured.Resources.HttpApi?.Properties.CorsConfiguration).toMatchObject({
