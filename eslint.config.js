@@ -6,7 +6,16 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", ".serverless/", ".dynamodb/", "coverage/", "node_modules/"] },
+  {
+    ignores: [
+      "dist/",
+      ".serverless/",
+      ".dynamodb/",
+      ".runtime-node/",
+      "coverage/",
+      "node_modules/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -155,12 +155,26 @@ export async function build({ outdir = `${root}/dist`, metafile = false } = {}) 
   );
 }
 
-/** Rebuilds every handler whenever a source file changes; returns a function that stops watching. */
-export async function watch({ outdir = `${root}/dist` } = {}) {
+/**
+ * Rebuilds every handler whenever a source file changes, calling `onBuilt` after each build that
+ * succeeds (the first included); returns a function that stops watching.
+ * @param {{ outdir?: string, onBuilt?: () => void }} [options]
+ */
+export async function watch({ outdir = `${root}/dist`, onBuilt } = {}) {
+  /** @type {esbuild.Plugin} */
+  const notify = {
+    name: "notify",
+    setup(build) {
+      build.onEnd((result) => {
+        if (result.errors.length === 0) onBuilt?.();
+      });
+    },
+  };
   const contexts = await Promise.all(
     handlerNames.map((name) =>
       esbuild.context({
         ...bundleOptions,
+        plugins: [...(bundleOptions.plugins ?? []), notify],
         entryPoints: { index: `${root}/handlers/${name}.ts` },
         outdir: `${outdir}/${name}`,
       }),

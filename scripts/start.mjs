@@ -1,99 +1,147 @@
-// `npm start`: DynamoDB Local with data on disk, the table if missing, and serverless-offline
-// serving the bundles (rebuilt on every change). Ctrl-C stops everything it started.
-import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
+// `npm start`: DynamoDB Local with data on disk, the tables if missing, and serverless-offline
+// serving the bundles, restarted whenever a rebuild changes them. Ctrl-C stops everything it started.
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { watch } from "./build.mjs";
 import {
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  ensureIdempotencyTable,
-  ensureTable,
-  localClient,
-  startDynamoDbLocal,
-} from "./dynamodb-local.mjs";
+  DATA_VERSION_FILE,
+  SetupError,
+  dynamoDbLocalBuild,
+  requireFreePort,
+  requireInstalledPackages,
+  requireJava,
+  requireUsableDataDir,
+} from "./setup-checks.mjs";
 
-// Lambda runs Node 22+; the SDK's notice about Node 20 is noise for local runs.
+// Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT ?? 3000);
+const lambdaPort = Number(process.env.LAMBDA_PORT ?? port + 2);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
 const tableName = process.env.POSTS_TABLE ?? "blog-post-api-local-posts";
 const keysTableName = process.env.IDEMPOTENCY_TABLE ?? "blog-post-api-local-idempotency-keys";
-const dataDir = `${root}.dynamodb`;
+const dataDirSetting = process.env.DYNAMODB_DATA_DIR ?? ".dynamodb";
+const dataDir = resolve(root, dataDirSetting);
 
-mkdirSync(dataDir, { recursive: true });
+/** @type {(() => Promise<unknown>)[]} */
+const stopOnExit = [];
+let stopping = false;
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  for (const stopOne of stopOnExit.reverse()) await stopOne().catch(() => undefined);
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop());
+
+/** Prints what went wrong (a setup problem without a stack trace) and stops what was started. */
+async function fail(/** @type {unknown} */ error) {
+  console.error(error instanceof SetupError ? error.message : error);
+  await stop(1);
+}
+
+try {
+  // Before anything is imported from node_modules or started.
+  requireInstalledPackages(root);
+  requireJava();
+  await requireFreePort(port, "the API", "PORT");
+  await requireFreePort(lambdaPort, "serverless-offline's Lambda endpoint", "LAMBDA_PORT");
+  await requireFreePort(dynamoPort, "DynamoDB Local", "DYNAMODB_PORT");
+  requireUsableDataDir(dataDir, dynamoDbLocalBuild(root));
+} catch (error) {
+  await fail(error);
+}
+
+const { handlerNames, watch } = await import("./build.mjs");
+const { ensureIdempotencyTable, ensureTable, localClient, startDynamoDbLocal } =
+  await import("./dynamodb-local.mjs");
+const { spawnOffline } = await import("./offline.mjs");
+
 /** Starts DynamoDB Local on its data folder and creates the tables; stops it again on failure. */
 async function startStorage() {
+  mkdirSync(dataDir, { recursive: true });
   const started = await startDynamoDbLocal({ port: dynamoPort, dbPath: dataDir });
+  stopOnExit.push(started.stop);
   const client = localClient(started.endpoint);
   try {
     await ensureTable(client, tableName);
     await ensureIdempotencyTable(client, keysTableName);
-    return started;
-  } catch (error) {
-    await started.stop();
-    throw error;
   } finally {
     client.destroy();
   }
+  writeFileSync(`${dataDir}/${DATA_VERSION_FILE}`, `${dynamoDbLocalBuild(root)}\n`);
+  return started;
 }
 
-const stopWatching = await watch();
-const db = await startStorage().catch(async (error) => {
-  // Nothing this script started may outlive it, Java least of all.
-  await stopWatching();
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
-console.log(`DynamoDB Local (pid ${db.pid}) on ${db.endpoint}, data in .dynamodb/`);
+/** A digest of the built bundles, to tell a rebuild that changed them from one that did not. */
+function bundlesDigest() {
+  const hash = createHash("sha256");
+  for (const name of handlerNames) hash.update(readFileSync(`${root}dist/${name}/index.mjs`));
+  return hash.digest("hex");
+}
 
-const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
-const offline = spawn(
-  process.execPath,
-  [
-    serverlessBin,
-    "offline",
-    "start",
-    "--stage",
-    "local",
-    "--httpPort",
-    String(port),
-    "--lambdaPort",
-    String(Number(process.env.LAMBDA_PORT ?? port + 2)),
-    "--reloadHandler",
-  ],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      POSTS_TABLE: tableName,
-      IDEMPOTENCY_TABLE: keysTableName,
-      TZ: process.env.TIME_ZONE ?? "UTC",
-      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+/** @type {ReturnType<typeof spawnOffline> | undefined} */
+let offline;
+let servedDigest = "";
+/** @type {NodeJS.Timeout | undefined} */
+let rebuildTimer;
+let restarting = Promise.resolve();
+
+/** Starts serverless-offline over the current bundles; stops everything if it ends on its own. */
+function serve(/** @type {string} */ dynamoEndpoint) {
+  servedDigest = bundlesDigest();
+  const started = spawnOffline({
+    httpPort: port,
+    lambdaPort,
+    dynamoEndpoint,
+    postsTable: tableName,
+    idempotencyTable: keysTableName,
+    timeZone: process.env.TIME_ZONE ?? "UTC",
+  });
+  void started.exited.then((code) => {
+    if (offline === started && !stopping) void stop(code ?? 1);
+  });
+  offline = started;
+  return started;
+}
+
+/** Restarts serverless-offline if the bundles changed, so warm instances load the new code. */
+function reloadIfChanged(/** @type {string} */ dynamoEndpoint) {
+  restarting = restarting.then(async () => {
+    if (stopping || !offline || bundlesDigest() === servedDigest) return;
+    const old = offline;
+    offline = undefined;
+    await old.stop();
+    const next = serve(dynamoEndpoint);
+    await next.ready().catch(() => undefined);
+    console.log(`\nRebuilt: serving the new bundles at ${next.baseUrl}/api/post\n`);
+  });
+}
+
+let dynamoEndpoint = "";
+try {
+  const stopWatching = await watch({
+    onBuilt: () => {
+      // One change rebuilds five bundles: restart once, after the last.
+      clearTimeout(rebuildTimer);
+      rebuildTimer = setTimeout(() => dynamoEndpoint && reloadIfChanged(dynamoEndpoint), 300);
     },
-  },
-);
+  });
+  stopOnExit.push(stopWatching);
+  const db = await startStorage();
+  dynamoEndpoint = db.endpoint;
+  console.log(`DynamoDB Local (pid ${db.pid}) on ${db.endpoint}, data in ${dataDirSetting}/`);
+  stopOnExit.push(() => offline?.stop() ?? Promise.resolve());
+  await serve(db.endpoint).ready(120_000);
+} catch (error) {
+  await fail(error);
+}
 
-/** Waits for serverless-offline to answer, then says where everything is. */
-async function announce() {
-  const base = `http://localhost:${port}`;
-  for (let tries = 0; tries < 300 && offline.exitCode === null; tries++) {
-    try {
-      await fetch(`${base}/api/post`);
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  console.log(`
-Blog post API: ${base}/api/post  (DynamoDB Local ${db.endpoint}, data in .dynamodb/)
+const base = `http://localhost:${port}`;
+console.log(`
+Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${dataDirSetting}/)
   GET    /api/post            list every post
   POST   /api/post            create a post
   GET    /api/post/{post_pk}  read one post
@@ -102,19 +150,6 @@ Blog post API: ${base}/api/post  (DynamoDB Local ${db.endpoint}, data in .dynamo
 Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -d '{"title":"Hello","content":"First post"}'
 Samples:  npm run seed
 Contract: openapi.yaml (OpenAPI 3.1; see the README to open it in a viewer)
+Edits to handlers/ or lib/ are rebuilt and served without a restart.
 Ctrl-C stops the API and DynamoDB Local.
 `);
-}
-
-let stopping = false;
-async function stop(code = 0) {
-  if (stopping) return;
-  stopping = true;
-  if (offline.exitCode === null) offline.kill("SIGTERM");
-  await db.stop();
-  await stopWatching();
-  process.exit(code);
-}
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop());
-offline.on("exit", (code) => void stop(code ?? 0));
-void announce();

@@ -3,6 +3,7 @@
 import type { TestProject } from "vitest/node";
 import { build } from "../../scripts/build.mjs";
 import { startDynamoDbLocal } from "../../scripts/dynamodb-local.mjs";
+import { SetupError, requireJava } from "../../scripts/setup-checks.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,6 +12,14 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  try {
+    requireJava();
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error;
+    // The message says what to install; vitest would bury it under its own stack trace.
+    console.error(`\n${error.message}\n`);
+    process.exit(1);
+  }
   // Built once, before any test file runs: the HTTP and packaging tests read dist/.
   const building = build();
   const db = await startDynamoDbLocal();

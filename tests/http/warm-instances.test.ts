@@ -1,0 +1,81 @@
+// serverless-offline with `npm start`'s options, under load: instances stay warm and are reused as
+// on Lambda, nothing fails, and memory stops growing once every instance is warm.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { freePort } from "../../scripts/dynamodb-local.mjs";
+import { runLoad } from "../../scripts/load.mjs";
+import { rssOf, spawnOffline } from "../../scripts/offline.mjs";
+import { freshTable } from "../helpers/db.js";
+
+const CONNECTIONS = 16;
+/** Each instance reserves this many ids at once, so an id tells which instance made the post. */
+const ID_BLOCK_SIZE = 1_000;
+/** Generous: a warm run measured 40-70 MB of churn between garbage collections. */
+const RSS_GROWTH_LIMIT_MB = 200;
+
+let table: Awaited<ReturnType<typeof freshTable>>;
+let offline: ReturnType<typeof spawnOffline>;
+
+beforeAll(async () => {
+  table = await freshTable("warm-instances");
+  offline = spawnOffline({
+    host: "127.0.0.1",
+    httpPort: await freePort(),
+    lambdaPort: await freePort(),
+    dynamoEndpoint: inject("dynamoEndpoint"),
+    postsTable: table.tableName,
+    idempotencyTable: table.idempotencyTableName,
+    stdio: "ignore",
+    env: { LOG_LEVEL: "silent", ID_BLOCK_SIZE: String(ID_BLOCK_SIZE) },
+  });
+  await offline.ready();
+});
+
+afterAll(async () => {
+  await offline?.stop();
+  await table?.drop();
+});
+
+const instancesBehind = (ids: number[]) =>
+  new Set(ids.map((id) => Math.floor((id - 1) / ID_BLOCK_SIZE))).size;
+
+describe("npm start's serverless-offline under load", () => {
+  it("serves one request after another from the same warm instance", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await fetch(`${offline.baseUrl}/api/post`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ title: "Warm", content: `request ${i}` }),
+      });
+      expect(response.status).toBe(201);
+      ids.push(((await response.json()) as { id: number }).id);
+    }
+    // A new instance per request would reserve a new block of ids each time.
+    expect(instancesBehind(ids)).toBe(1);
+    expect(ids).toEqual([ids[0], ids[0]! + 1, ids[0]! + 2, ids[0]! + 3, ids[0]! + 4]);
+  });
+
+  it("answers 2,000 mixed requests without an error, in memory that stops growing", async () => {
+    const load = { baseUrl: offline.baseUrl, connections: CONNECTIONS, mix: "crud" as const };
+    const warmUp = await runLoad({ ...load, requests: 500 });
+    expect(warmUp.errors).toBe(0);
+
+    const measured = await runLoad({
+      ...load,
+      requests: 1_500,
+      serverRss: () => rssOf(offline.pid),
+    });
+    expect(measured.result.requests.total).toBe(1_500);
+    expect(measured.errors).toBe(0);
+    expect(offline.child.exitCode).toBeNull();
+
+    const [before = 0, ...during] = measured.rss;
+    const growthMb = (Math.max(before, ...during) - before) / 1e6;
+    expect(growthMb).toBeLessThan(RSS_GROWTH_LIMIT_MB);
+
+    // Never more create instances than requests in flight: warm ones were reused.
+    const created = [...warmUp.createdIds, ...measured.createdIds];
+    expect(created.length).toBeGreaterThanOrEqual(2_000 / 5 - CONNECTIONS);
+    expect(instancesBehind(created)).toBeLessThanOrEqual(CONNECTIONS);
+  }, 90_000);
+});
