@@ -1,6 +1,7 @@
 // `npm start`: DynamoDB Local with data on disk, the tables if missing, and serverless-offline
 // serving the bundles, restarted whenever a rebuild changes them. Ctrl-C stops everything it started.
 import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +41,16 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => v
 async function fail(/** @type {unknown} */ error) {
   console.error(error instanceof SetupError ? error.message : error);
   await stop(1);
+}
+
+/** @type {{ issuerUrl: string, audience: string[], writeScope?: string, reads: boolean } | undefined} */
+let auth;
+try {
+  // The same reading serverless.yml makes; a bad AUTH_* setting stops here in one line.
+  auth = createRequire(import.meta.url)("../config/auth.cjs").readAuth();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
 }
 
 try {
@@ -140,6 +151,11 @@ try {
 }
 
 const base = `http://localhost:${port}`;
+const authLine = auth
+  ? `Auth:     ${auth.reads ? "every route needs" : "POST, PUT and DELETE need"} Authorization: Bearer <JWT> ` +
+    `with iss ${auth.issuerUrl}, aud ${auth.audience.join(" or ")}` +
+    `${auth.writeScope ? `, scope ${auth.writeScope} for writes` : ""} (signature not checked locally)\n`
+  : "";
 console.log(`
 Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${dataDirSetting}/)
   GET    /api/post            list every post
@@ -150,6 +166,6 @@ Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${da
 Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -d '{"title":"Hello","content":"First post"}'
 Samples:  npm run seed
 Contract: openapi.yaml (OpenAPI 3.1; see the README to open it in a viewer)
-Edits to handlers/ or lib/ are rebuilt and served without a restart.
+${authLine}Edits to handlers/ or lib/ are rebuilt and served without a restart.
 Ctrl-C stops the API and DynamoDB Local.
 `);
