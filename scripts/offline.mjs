@@ -13,11 +13,12 @@ const STOP_GRACE_MS = 5_000;
 /**
  * The options that shape how functions run. No `--reloadHandler`: with it every request starts a
  * new worker (bundle and SDK loaded afresh) that lives on for `terminateIdleLambdaTime`, so memory
- * grows with the request rate and every request is a cold start. Without it an idle instance is
- * reused, as on Lambda, and there are never more instances of a function than requests in flight.
- * New code reaches them by restarting the process (see `npm start`).
+ * grows with the request rate and every request is a cold start. `--useInProcess` loads each
+ * function's bundle once into this process and reuses it, as a warm Lambda instance is reused;
+ * the default (a worker thread per request in flight, about 25 MB each) kept growing past 1 GB
+ * under sustained creates. New code reaches them by restarting the process (see `npm start`).
  */
-export const OFFLINE_FUNCTION_OPTIONS = ["--terminateIdleLambdaTime", "60"];
+export const OFFLINE_FUNCTION_OPTIONS = ["--terminateIdleLambdaTime", "60", "--useInProcess"];
 
 /**
  * @typedef {object} OfflineSettings

@@ -9,8 +9,8 @@ import { freshTable } from "../helpers/db.js";
 const CONNECTIONS = 16;
 /** Each instance reserves this many ids at once, so an id tells which instance made the post. */
 const ID_BLOCK_SIZE = 1_000;
-/** Generous: a warm run measured 40-70 MB of churn between garbage collections. */
-const RSS_GROWTH_LIMIT_MB = 200;
+/** Generous: warm rounds of 3,000 creates measured 25-45 MB of churn between garbage collections. */
+const RSS_GROWTH_LIMIT_MB = 120;
 
 let table: Awaited<ReturnType<typeof freshTable>>;
 let offline: ReturnType<typeof spawnOffline>;
@@ -73,9 +73,9 @@ describe("npm start's serverless-offline under load", () => {
     const growthMb = (Math.max(before, ...during) - before) / 1e6;
     expect(growthMb).toBeLessThan(RSS_GROWTH_LIMIT_MB);
 
-    // Never more create instances than requests in flight: warm ones were reused.
+    // One loaded create function served them all: nothing was loaded per request.
     const created = [...warmUp.createdIds, ...measured.createdIds];
     expect(created.length).toBeGreaterThanOrEqual(2_000 / 5 - CONNECTIONS);
-    expect(instancesBehind(created)).toBeLessThanOrEqual(CONNECTIONS);
+    expect(instancesBehind(created)).toBe(1);
   }, 90_000);
 });
