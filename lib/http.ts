@@ -7,6 +7,7 @@ import type {
 } from "aws-lambda";
 import { gzipSync, constants as zlib } from "node:zlib";
 import { BadRequestError, HttpError, PayloadTooLargeError, StorageError } from "./errors.js";
+import { IdempotencyError, type IdempotencyRefusal } from "./idempotent-create.js";
 import type { Logger } from "./logger.js";
 
 /** Largest request body accepted, in bytes, checked before the body is decoded or parsed. */
@@ -174,9 +175,19 @@ function toResponse(reply: Reply, gzip: boolean): APIGatewayProxyStructuredResul
   return { statusCode: reply.statusCode, headers, body };
 }
 
+/** The status of each way a create with an Idempotency-Key can be refused. */
+const IDEMPOTENCY_STATUS: Record<IdempotencyRefusal, number> = {
+  disabled: 400,
+  reused: 422,
+  "in-progress": 409,
+};
+
 function errorReply(error: unknown): Reply {
   if (error instanceof HttpError)
     return { statusCode: error.statusCode, body: { detail: error.message } };
+  if (error instanceof IdempotencyError) {
+    return { statusCode: IDEMPOTENCY_STATUS[error.refusal], body: { detail: error.message } };
+  }
   return { statusCode: 500, body: { detail: "Internal server error" } };
 }
 

@@ -1,7 +1,11 @@
-// Storage helper: hands out ids from blocks reserved on the shared counter, like a sequence cache.
+// Storage helper: hands out ids from blocks reserved on the shared counter, like a sequence cache,
+// and skips the values client-chosen ids already hold.
 
 /** Reserves `size` ids on the counter and returns the last one of the block. */
 export type ReserveIds = (size: number) => Promise<number>;
+
+/** What a write returns when the id it was given already belongs to a post. */
+export const ID_TAKEN = Symbol("id taken");
 
 /**
  * Allocates ids one at a time from blocks of `blockSize`. With a block of 1 every id costs a
@@ -35,5 +39,18 @@ export class IdAllocator {
       await this.refill;
     }
     return this.next++;
+  }
+
+  /**
+   * Runs `write` with counter-issued ids until one is free. After the n-th taken value in a row,
+   * the next try skips 2^n values at once, so a run of k client-chosen ids costs O(log k) calls.
+   */
+  async withFreeId<T>(write: (id: number) => Promise<T | typeof ID_TAKEN>): Promise<T> {
+    for (let collisions = 0; ; collisions++) {
+      const id =
+        collisions === 0 ? await this.nextId() : await this.reserve(2 ** Math.min(collisions, 30));
+      const written = await write(id);
+      if (written !== ID_TAKEN) return written;
+    }
   }
 }

@@ -1,6 +1,6 @@
 // Post rules: the post's shape, what create and update accept, and how a post is serialized.
 import { BadRequestError, PayloadTooLargeError } from "./errors.js";
-import { formatTimestamp, parseClientTimestamp, type StoredTimestamp } from "./timestamps.js";
+import { formatTimestamp, now, parseClientTimestamp, type StoredTimestamp } from "./timestamps.js";
 
 /** A post as stored in the table. */
 export interface Post {
@@ -60,6 +60,18 @@ export function serializePost(post: Post): SerializedPost {
     content: post.content,
     created_at: formatTimestamp(post.created_at),
     updated_at: formatTimestamp(post.updated_at),
+  };
+}
+
+/** The post a create stores under `id`: client-sent timestamps kept, missing ones set to now. */
+export function postToStore(input: NewPost, id: number): Post {
+  const timestamp = now();
+  return {
+    id,
+    title: input.title,
+    content: input.content,
+    created_at: input.created_at !== undefined ? input.created_at : timestamp,
+    updated_at: input.updated_at !== undefined ? input.updated_at : timestamp,
   };
 }
 
