@@ -19,7 +19,6 @@ export default defineConfig({
           include: ["tests/**/*.test.ts"],
           exclude: ["tests/unit/**"],
           globalSetup: ["tests/helpers/global-setup.ts"],
-          setupFiles: ["tests/helpers/env.ts"],
         },
       },
     ],

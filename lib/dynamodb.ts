@@ -1,7 +1,6 @@
 // Storage adapter, plumbing: the DynamoDB client, and how its failures become domain signals.
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Config } from "./config.js";
 import { StorageError } from "./errors.js";
 
 /** Attempts per DynamoDB call (the SDK retries throttling and 5xx with backoff in between). */
@@ -12,7 +11,7 @@ export const DYNAMODB_MAX_ATTEMPTS = 3;
  * so a failing call answers well inside the function's timeout. `overrides` is for tests.
  */
 export function createDocumentClient(
-  config: Config,
+  config: { region: string; endpoint?: string | undefined },
   overrides: Partial<DynamoDBClientConfig> = {},
 ): DynamoDBDocumentClient {
   const client = new DynamoDBClient({

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiHandler } from "../../lib/http.js";
 import { CONTENT_MAX_BYTES } from "../../lib/post.js";
-import { freshTable } from "../helpers/db.js";
+import { type PostsTable, freshTable } from "../helpers/db.js";
 import { apiEvent } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
 import * as arb from "./arbitraries.js";
@@ -39,7 +39,7 @@ const CLOCK_SLACK_MS = 1_000;
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 type Item = Record<string, unknown>;
-let table: Awaited<ReturnType<typeof freshTable>>;
+let table: PostsTable;
 let api: Record<Kind, ApiHandler>;
 /** The seeded posts every case starts from. */
 let baseline: Map<number, Item>;

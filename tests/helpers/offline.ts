@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, freePort } from "../../scripts/dynamodb-local.mjs";
-import { freshTable } from "./db.js";
+import { type PostsTable, freshTable } from "./db.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The serverless CLI (osls) installed in the repository. */
@@ -24,8 +24,6 @@ export interface OfflineOptions {
   /** More settings for serverless-offline, such as CORS_ORIGINS. */
   env?: Record<string, string>;
 }
-
-export type PostsTable = Awaited<ReturnType<typeof freshTable>>;
 
 /** A running serverless-offline and the table it serves. */
 export interface Offline {

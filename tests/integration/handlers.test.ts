@@ -2,13 +2,12 @@
 import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { listPosts } from "../../handlers/list-posts.js";
 import { formatTimestamp } from "../../lib/timestamps.js";
-import { freshTable } from "../helpers/db.js";
+import { type PostsTable, freshTable } from "../helpers/db.js";
 import { apiEvent, invoke } from "../helpers/events.js";
 import { type Handlers, handlersOver } from "../helpers/handlers.js";
 
-let table: Awaited<ReturnType<typeof freshTable>>;
+let table: PostsTable;
 let api: Handlers;
 
 beforeAll(async () => {
@@ -285,7 +284,7 @@ describe("list", () => {
   it("answers [] for an empty table", async () => {
     const empty = await freshTable("empty");
     try {
-      expect(await invoke(listPosts(empty.repository), { method: "GET" })).toMatchObject({
+      expect(await invoke(handlersOver(empty.repository).list, { method: "GET" })).toMatchObject({
         status: 200,
         body: [],
       });
@@ -304,7 +303,7 @@ describe("list", () => {
 });
 
 describe("a list larger than Lambda's 6 MB response limit", () => {
-  let big: Awaited<ReturnType<typeof freshTable>>;
+  let big: PostsTable;
   beforeAll(async () => {
     big = await freshTable("huge-list");
     const content = "lorem ipsum dolor sit amet ".repeat(400); // ~10.8 KB
@@ -321,7 +320,7 @@ describe("a list larger than Lambda's 6 MB response limit", () => {
   });
 
   it("arrives whole, gzipped, when the client accepts gzip", async () => {
-    const handler = listPosts(big.repository);
+    const handler = handlersOver(big.repository).list;
     const result = (await handler(
       apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
     )) as APIGatewayProxyStructuredResultV2;
@@ -331,7 +330,7 @@ describe("a list larger than Lambda's 6 MB response limit", () => {
   });
 
   it("is refused with a clear error, not a gateway failure, when it cannot be compressed", async () => {
-    const response = await invoke(listPosts(big.repository), { method: "GET" });
+    const response = await invoke(handlersOver(big.repository).list, { method: "GET" });
     expect(response.status).toBe(500);
     expect((response.body as { detail: string }).detail).toMatch(/^Response too large: /);
   });

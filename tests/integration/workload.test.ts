@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freshTable } from "../helpers/db.js";
+import { type PostsTable, freshTable } from "../helpers/db.js";
 import type {
   Operation,
   OperationRecord,
@@ -31,7 +31,7 @@ const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Item = Record<string, unknown>;
 type Post = { id: number; title: string; content: string };
-let table: Awaited<ReturnType<typeof freshTable>>;
+let table: PostsTable;
 let bundleDir: string;
 let workerBundle: string;
 const children: ChildProcess[] = [];
