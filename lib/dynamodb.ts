@@ -5,6 +5,12 @@ import { StorageError } from "./errors.js";
 
 /** Attempts per DynamoDB call (the SDK retries throttling and 5xx with backoff in between). */
 export const DYNAMODB_MAX_ATTEMPTS = 3;
+/**
+ * How long one attempt may take, connection included. The whole budget, 3 attempts of 2 s plus
+ * the SDK's backoff between them (under 0.6 s), ends before the answer's 9 s deadline
+ * (lib/http-handler.ts), so a stalled call fails on its own first.
+ */
+export const ATTEMPT_TIMEOUT_MS = 2_000;
 
 /**
  * Builds the DynamoDB client once per instance: keep-alive on, short timeouts, bounded retries,
@@ -25,7 +31,7 @@ export function createDocumentClient(
     // A call that stalls is abandoned and retried instead of holding the function to its timeout.
     requestHandler: {
       connectionTimeout: 1_000,
-      requestTimeout: 3_000,
+      requestTimeout: ATTEMPT_TIMEOUT_MS,
       throwOnRequestTimeout: true,
     },
     ...overrides,

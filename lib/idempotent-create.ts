@@ -50,15 +50,15 @@ export class IdempotentCreate {
   ) {}
 
   /** Creates the post, or returns (or rethrows) the outcome of the first request with this key. */
-  async create(input: NewPost, request: IdempotentRequest): Promise<Post> {
+  async create(input: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post> {
     const waitUntil = Date.now() + RETRY_WAIT_MS;
     for (;;) {
       const owner = randomUUID();
-      const claimed = await this.keys.claim(request, owner);
-      const record = claimed ? undefined : await this.keys.read(request.key);
+      const claimed = await this.keys.claim(request, owner, signal);
+      const record = claimed ? undefined : await this.keys.read(request.key, signal);
       // A claim whose answer was lost shows up as a record this request owns.
       if (claimed || (record?.owner === owner && record.state === "pending")) {
-        const post = await this.createClaimed(input, request.key, owner);
+        const post = await this.createClaimed(input, request.key, owner, signal);
         if (post) return post;
         continue; // another request took the key over meanwhile: use its outcome
       }
@@ -78,15 +78,15 @@ export class IdempotentCreate {
    * Writes the post and marks the key done in one transaction, so a post exists exactly when
    * its key says so. Returns undefined when the key was taken over by another request.
    */
-  private async createClaimed(input: NewPost, key: string, owner: string) {
+  private async createClaimed(input: NewPost, key: string, owner: string, signal?: AbortSignal) {
+    const options = { abortSignal: signal };
     const finish = (outcome: KeyOutcome) => this.keys.finish(key, owner, outcome);
     const write = async (id: number): Promise<Post | typeof ID_TAKEN | typeof KEY_LOST> => {
       const post = postToStore(input, id);
       const items = [{ Put: this.posts.putNew(post) }, { Update: finish({ status: 201, post }) }];
       try {
-        await this.posts.call(() =>
-          this.db.send(new TransactWriteCommand({ TransactItems: items })),
-        );
+        const transaction = new TransactWriteCommand({ TransactItems: items });
+        await this.posts.call(() => this.db.send(transaction, options));
         return post;
       } catch (error) {
         if (!(error instanceof ConditionFailed)) throw error;
@@ -96,20 +96,20 @@ export class IdempotentCreate {
     };
     try {
       const written =
-        input.id === undefined ? await this.ids.withFreeId(write) : await write(input.id);
+        input.id === undefined ? await this.ids.withFreeId(write, signal) : await write(input.id);
       if (written === KEY_LOST) return undefined;
       if (written !== ID_TAKEN) return written;
       const conflictId = input.id as number;
       try {
         const record = finish({ status: 409, id: conflictId });
-        await this.posts.call(() => this.db.send(new UpdateCommand(record)));
+        await this.posts.call(() => this.db.send(new UpdateCommand(record), options));
       } catch (failure) {
         if (failure instanceof ConditionFailed) return undefined;
         throw failure;
       }
       throw new ConflictError(conflictId);
     } catch (error) {
-      if (error instanceof StorageError) await this.keys.release(key, owner);
+      if (error instanceof StorageError) await this.keys.release(key, owner, signal);
       throw error;
     }
   }

@@ -39,7 +39,7 @@ export class PostsTable {
   ) {}
 
   /** Every post, ascending by id, from every Scan page. */
-  async list(): Promise<Post[]> {
+  async list(signal?: AbortSignal): Promise<Post[]> {
     const posts: Post[] = [];
     const pages = paginateScan(
       { client: this.db },
@@ -49,6 +49,7 @@ export class PostsTable {
         FilterExpression: "id <> :counter",
         ExpressionAttributeValues: { ":counter": COUNTER_ID },
       },
+      { abortSignal: signal },
     );
     await this.call(async () => {
       for await (const page of pages) for (const item of page.Items ?? []) posts.push(item as Post);
@@ -57,11 +58,10 @@ export class PostsTable {
   }
 
   /** The post with this id, read consistently, or undefined. */
-  async get(id: number): Promise<Post | undefined> {
+  async get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
+    const input = { TableName: this.tableName, Key: { id }, ConsistentRead: true };
     const { Item } = await this.call(() =>
-      this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
-      ),
+      this.db.send(new GetCommand(input), { abortSignal: signal }),
     );
     return Item as Post | undefined;
   }
@@ -76,11 +76,12 @@ export class PostsTable {
   }
 
   /** Stores a post unless its id is taken; returns ID_TAKEN then. */
-  async put(post: Post): Promise<Post | typeof ID_TAKEN> {
+  async put(post: Post, signal?: AbortSignal): Promise<Post | typeof ID_TAKEN> {
     try {
       await this.call(() =>
         this.db.send(
           new PutCommand({ ...this.putNew(post), ReturnValuesOnConditionCheckFailure: "ALL_OLD" }),
+          { abortSignal: signal },
         ),
       );
       return post;
@@ -92,7 +93,7 @@ export class PostsTable {
   }
 
   /** Sets `changes` and a fresh `updated_at` on an existing post; NotFoundError when there is none. */
-  async update(id: number, changes: PostChanges): Promise<Post> {
+  async update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
     const names: Record<string, string> = { "#updated_at": "updated_at" };
     const values: Record<string, unknown> = { ":updated_at": now() };
     const assignments = ["#updated_at = :updated_at"];
@@ -114,6 +115,7 @@ export class PostsTable {
             ExpressionAttributeValues: values,
             ReturnValues: "ALL_NEW",
           }),
+          { abortSignal: signal },
         ),
       );
       return Attributes as Post;
@@ -124,15 +126,14 @@ export class PostsTable {
   }
 
   /** Deletes the post if there is one; the counter item is refused. */
-  async delete(id: number): Promise<void> {
+  async delete(id: number, signal?: AbortSignal): Promise<void> {
     if (id === COUNTER_ID) throw new Error("The id counter is not a post");
-    await this.call(() =>
-      this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { id } })),
-    );
+    const input = { TableName: this.tableName, Key: { id } };
+    await this.call(() => this.db.send(new DeleteCommand(input), { abortSignal: signal }));
   }
 
   /** Adds `size` to the counter atomically; returns the last id of the reserved block. */
-  async reserveIds(size: number): Promise<number> {
+  async reserveIds(size: number, signal?: AbortSignal): Promise<number> {
     const { Attributes } = await this.call(() =>
       this.db.send(
         new UpdateCommand({
@@ -143,6 +144,7 @@ export class PostsTable {
           ExpressionAttributeValues: { ":size": size },
           ReturnValues: "UPDATED_NEW",
         }),
+        { abortSignal: signal },
       ),
     );
     const last = Attributes?.[COUNTER_ATTRIBUTE] as number | undefined;

@@ -11,23 +11,26 @@ import { PostsTable } from "./posts-table.js";
 
 export { COUNTER_ID } from "./posts-table.js";
 
-/** What the handlers need from storage. */
+/**
+ * What the handlers need from storage. Every method takes the request's abort signal: once it
+ * fires, the storage call in flight is cancelled and no later one starts.
+ */
 export interface PostRepository {
   /** Every post, ascending by id. */
-  list(): Promise<Post[]>;
+  list(signal?: AbortSignal): Promise<Post[]>;
   /** The post with this id, or undefined. */
-  get(id: number): Promise<Post | undefined>;
+  get(id: number, signal?: AbortSignal): Promise<Post | undefined>;
   /** Stores a new post; throws ConflictError when a client-chosen id is taken. */
-  create(post: NewPost): Promise<Post>;
+  create(post: NewPost, signal?: AbortSignal): Promise<Post>;
   /**
    * Like create, but at most once per Idempotency-Key: a retry with the same body gets the
    * first outcome again; otherwise throws IdempotencyError.
    */
-  createOnce(post: NewPost, request: IdempotentRequest): Promise<Post>;
+  createOnce(post: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post>;
   /** Applies changes and refreshes `updated_at`; throws NotFoundError when there is no post. */
-  update(id: number, changes: PostChanges): Promise<Post>;
+  update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post>;
   /** Deletes the post if there is one. */
-  delete(id: number): Promise<void>;
+  delete(id: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** A DynamoDB-backed repository over the posts table (and the Idempotency-Key table). */
@@ -43,39 +46,42 @@ export class DynamoPostRepository implements PostRepository {
   ) {
     const keysName = options.idempotencyTableName;
     this.table = new PostsTable(db, tableName, [tableName, keysName]);
-    this.ids = new IdAllocator((size) => this.table.reserveIds(size), options.idBlockSize ?? 1);
+    this.ids = new IdAllocator(
+      (size, signal) => this.table.reserveIds(size, signal),
+      options.idBlockSize ?? 1,
+    );
     if (keysName) {
       const keys = new IdempotencyKeyTable(db, keysName);
       this.once = new IdempotentCreate(db, this.table, this.ids, keys);
     }
   }
 
-  list(): Promise<Post[]> {
-    return this.table.list();
+  list(signal?: AbortSignal): Promise<Post[]> {
+    return this.table.list(signal);
   }
 
-  get(id: number): Promise<Post | undefined> {
-    return this.table.get(id);
+  get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
+    return this.table.get(id, signal);
   }
 
-  async create(input: NewPost): Promise<Post> {
-    const write = (id: number) => this.table.put(postToStore(input, id));
-    if (input.id === undefined) return this.ids.withFreeId(write);
+  async create(input: NewPost, signal?: AbortSignal): Promise<Post> {
+    const write = (id: number) => this.table.put(postToStore(input, id), signal);
+    if (input.id === undefined) return this.ids.withFreeId(write, signal);
     const written = await write(input.id);
     if (written === ID_TAKEN) throw new ConflictError(input.id);
     return written;
   }
 
-  createOnce(input: NewPost, request: IdempotentRequest): Promise<Post> {
+  createOnce(input: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post> {
     if (!this.once) return Promise.reject(new IdempotencyError("disabled"));
-    return this.once.create(input, request);
+    return this.once.create(input, request, signal);
   }
 
-  update(id: number, changes: PostChanges): Promise<Post> {
-    return this.table.update(id, changes);
+  update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
+    return this.table.update(id, changes, signal);
   }
 
-  delete(id: number): Promise<void> {
-    return this.table.delete(id);
+  delete(id: number, signal?: AbortSignal): Promise<void> {
+    return this.table.delete(id, signal);
   }
 }

@@ -5,7 +5,7 @@ import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHandler } from "../../lib/http.js";
+import type { ApiHandler } from "../../lib/http-handler.js";
 import { CONTENT_MAX_BYTES } from "../../lib/post.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { apiEvent } from "../helpers/events.js";

@@ -1,7 +1,7 @@
 // Test helper: one process of the concurrency workload. tests/integration/workload.test.ts bundles
 // this file with esbuild, forks it, and checks what every process recorded against the table.
 import { readConfig } from "../../lib/config.js";
-import type { ApiHandler } from "../../lib/http.js";
+import type { ApiHandler } from "../../lib/http-handler.js";
 import type { Logger } from "../../lib/logger.js";
 import { buildRuntime } from "../../lib/runtime.js";
 import { apiEvent } from "./events.js";

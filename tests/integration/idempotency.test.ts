@@ -1,7 +1,7 @@
 // Integration: retried creates with an Idempotency-Key against DynamoDB Local.
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHandler } from "../../lib/http.js";
+import type { ApiHandler } from "../../lib/http-handler.js";
 import { fingerprintPayload } from "../../lib/idempotency.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
