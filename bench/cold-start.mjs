@@ -1,9 +1,15 @@
 // Bench section "cold start": fresh `node` processes, each importing one bundle (or a floor) and
 // answering one event; rounds interleave the variants so a drift in speed touches them all alike.
 import { handlerNames } from "../scripts/build.mjs";
-import { LIMITS, benchDir, lambdaEnv, log, staging } from "./context.mjs";
-import { handlerCases } from "./cases.mjs";
-import { COLD_DELETE_BASE } from "./tables.mjs";
+import {
+  COLD_DELETE_BASE,
+  LIMITS,
+  benchDir,
+  handlerCases,
+  lambdaEnv,
+  log,
+  staging,
+} from "./context.mjs";
 import { bounded, median, ratioRow, runNode } from "./util.mjs";
 
 /** @typedef {{ runs: number, answeredMs: number, importedMs: number, spawnToAnswerMs: number, spawnToExitMs: number }} ColdSummary */
@@ -32,7 +38,7 @@ export async function measureColdStart(endpoint) {
       const variant = /** @type {string} */ (variants[(round + k) % variants.length]);
       // The floors are asked what the get handler is.
       const spec =
-        cases[variant] ?? /** @type {import("./cases.mjs").HandlerCase} */ (cases["get-post"]);
+        cases[variant] ?? /** @type {import("./context.mjs").HandlerCase} */ (cases["get-post"]);
       const run = await runNode(
         [
           `${benchDir}/cold-child.mjs`,

@@ -1,7 +1,6 @@
 // Bench section "listing the big table": the list handler against a bare paginated Scan, each in a
 // fresh child process (bench/list-child.mjs), alternating which goes first.
-import { LIMITS, benchDir, lambdaEnv, mb, staging } from "./context.mjs";
-import { TABLES } from "./tables.mjs";
+import { LIMITS, TABLES, benchDir, lambdaEnv, mb, staging } from "./context.mjs";
 import { bounded, median, ratioRow, runNode } from "./util.mjs";
 
 /** @typedef {{ ms: number, items: number, bytes: number, wireBytes: number, rssGrowth: number, heapGrowth: number, liveGrowth: number }} ListRun */
@@ -16,7 +15,7 @@ export async function measureList(/** @type {string} */ endpoint) {
     scan: [
       `${benchDir}/list-child.mjs`,
       "scan",
-      `${staging}/sdk-direct/index.mjs`,
+      `${staging}/floor/index.mjs`,
       endpoint,
       TABLES.listBig,
     ],
@@ -41,23 +40,15 @@ export async function measureList(/** @type {string} */ endpoint) {
     /** @type {ListRun[]} */ sideRuns,
     /** @type {Exclude<keyof ListRun, "items">} */ key,
   ) => median(sideRuns.map((r) => r[key]));
-  return {
-    rounds,
-    handler: {
-      ms: pick(runs.handler, "ms"),
-      responseBytes: pick(runs.handler, "bytes"),
-      wireBytes: pick(runs.handler, "wireBytes"),
-      rssGrowth: pick(runs.handler, "rssGrowth"),
-      heapGrowth: pick(runs.handler, "heapGrowth"),
-      liveGrowth: pick(runs.handler, "liveGrowth"),
-    },
-    scan: {
-      ms: pick(runs.scan, "ms"),
-      rssGrowth: pick(runs.scan, "rssGrowth"),
-      heapGrowth: pick(runs.scan, "heapGrowth"),
-      liveGrowth: pick(runs.scan, "liveGrowth"),
-    },
-  };
+  const medians = (/** @type {ListRun[]} */ side) => ({
+    ms: pick(side, "ms"),
+    responseBytes: pick(side, "bytes"),
+    wireBytes: pick(side, "wireBytes"),
+    rssGrowth: pick(side, "rssGrowth"),
+    heapGrowth: pick(side, "heapGrowth"),
+    liveGrowth: pick(side, "liveGrowth"),
+  });
+  return { rounds, handler: medians(runs.handler), scan: medians(runs.scan) };
 }
 
 /** The table rows: time against the Scan's, memory against the response's size and the Scan's. */

@@ -1,11 +1,11 @@
 // Bench section "create throughput": at a fixed concurrency, the create handler against bare
 // conditional PutItems; for information, the bare counter ADD every create starts with, and a copy
 // of the create handler that reserves ids in blocks (ID_BLOCK_SIZE).
-import { LIMITS, importHandler, lambdaEnv, log } from "./context.mjs";
-import { BARE_PUT_BASE, TABLES } from "./tables.mjs";
-import { apiEvent, filler, ratioRow } from "./util.mjs";
+import { apiEvent } from "../scripts/api-event.mjs";
+import { BARE_PUT_BASE, LIMITS, TABLES, importHandler, lambdaEnv, log } from "./context.mjs";
+import { filler, ratioRow } from "./util.mjs";
 
-/** @typedef {import("./context.mjs").Direct} Direct */
+/** @typedef {import("./context.mjs").Floor} Floor */
 /** @typedef {import("./context.mjs").Handler} Handler */
 /** @typedef {"handler" | "bare" | "counter" | "block"} Side */
 /** @typedef {Awaited<ReturnType<typeof measureThroughput>>} ThroughputResult */
@@ -48,10 +48,10 @@ async function saturate(op, ms) {
 
 /**
  * Operations per second of each side, over all its segments, and of each segment.
- * @param {string} endpoint @param {Direct} direct
+ * @param {string} endpoint @param {Floor} floor
  * @param {Handler} createHandler the warm section's create handler, already warm
  */
-export async function measureThroughput(endpoint, direct, createHandler) {
+export async function measureThroughput(endpoint, floor, createHandler) {
   const blockSize = LIMITS.throughputIdBlockSize;
   const blockHandler = await importHandler(
     "create-post",
@@ -80,10 +80,10 @@ export async function measureThroughput(endpoint, direct, createHandler) {
         created_at: timestamp,
         updated_at: timestamp,
       };
-      return direct.put(TABLES.small, item);
+      return floor.put(TABLES.small, item);
     },
     // Every create with ID_BLOCK_SIZE=1 first adds 1 to this one item: how fast can that item go?
-    counter: () => direct.nextId(TABLES.small),
+    counter: () => floor.nextId(TABLES.small),
   };
   const totals = {
     handler: { done: 0, errors: 0, ms: 0 },
