@@ -6,6 +6,7 @@ import { formatTimestamp } from "../../lib/timestamps.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { apiEvent, invoke } from "../helpers/events.js";
 import { type Handlers, handlersOver } from "../helpers/handlers.js";
+import { SHOWN_TIMESTAMP } from "../helpers/post-shape.js";
 
 let table: PostsTable;
 let api: Handlers;
@@ -21,7 +22,6 @@ beforeEach(() => {
   process.env.TZ = "UTC";
 });
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const create = (body: unknown) => invoke(api.create, { method: "POST", body });
 
 /** Every rejected request must leave the table exactly as it was. */
@@ -45,7 +45,7 @@ describe("create", () => {
       "updated_at",
     ]);
     expect(post).toMatchObject({ title: "Hello", content: "World" });
-    expect(post.created_at).toMatch(TIMESTAMP);
+    expect(post.created_at).toMatch(SHOWN_TIMESTAMP);
     expect(post.updated_at).toBe(post.created_at);
     const nowShown = [
       formatTimestamp(new Date(started).toISOString()),
@@ -229,7 +229,7 @@ describe("update", () => {
     const id = (made.body as { id: number }).id;
     const response = await invoke(api.update, { method: "PUT", postId: String(id), body: {} });
     expect(response).toMatchObject({ status: 200, body: { title: "t", content: "c" } });
-    expect((response.body as { updated_at: unknown }).updated_at).toMatch(TIMESTAMP);
+    expect((response.body as { updated_at: unknown }).updated_at).toMatch(SHOWN_TIMESTAMP);
   });
 
   it("answers 404 for a missing post and does not create it", async () => {

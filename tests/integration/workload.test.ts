@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type PostsTable, freshTable } from "../helpers/db.js";
+import { POST_KEYS, SHOWN_TIMESTAMP, STORED_TIMESTAMP } from "../helpers/post-shape.js";
 import type {
   Operation,
   OperationRecord,
@@ -24,10 +25,6 @@ const ID_RANGE = 300;
 /** Workers start no operation after this; the test waits a little longer for their reports. */
 const WORKER_TIME_LIMIT_MS = 45_000;
 const REPORT_TIMEOUT_MS = 75_000;
-
-const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];
-const SHOWN_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Item = Record<string, unknown>;
 type Post = { id: number; title: string; content: string };
