@@ -6,14 +6,14 @@ import { type ApiRequest, apiRequest, findHeader } from "./http-request.js";
 import { type Reply, acceptsGzip, errorReply, toResponse } from "./http-response.js";
 import type { Logger } from "./logger.js";
 
-export type BusinessStep = (request: ApiRequest) => Promise<Reply>;
+type BusinessStep = (request: ApiRequest) => Promise<Reply>;
 export type ApiHandler = (
   event: APIGatewayProxyEventV2,
   context?: Pick<Context, "getRemainingTimeInMillis">,
 ) => Promise<APIGatewayProxyResultV2>;
 
 /** How a route is wrapped. */
-export interface RouteOptions {
+interface RouteOptions {
   /** The route's path parameter that names the resource (`{post_pk}`), shown to the step as `pathId`. */
   pathParameter?: string;
 }
@@ -21,7 +21,7 @@ export interface RouteOptions {
 /** Time left for a request when there is no Lambda context (tests): the functions' timeout. */
 const DEFAULT_TIME_LEFT_MS = 10_000;
 /** Kept back from the function's timeout to answer before Lambda cuts the request off. */
-export const ANSWER_MARGIN_MS = 1_000;
+const ANSWER_MARGIN_MS = 1_000;
 
 /**
  * Runs a step, but gives up in time to answer before the function's timeout: the client gets

@@ -2,7 +2,7 @@
 // and skips the values client-chosen ids already hold.
 
 /** Reserves `size` ids on the counter and returns the last one of the block. */
-export type ReserveIds = (size: number, signal?: AbortSignal) => Promise<number>;
+type ReserveIds = (size: number, signal?: AbortSignal) => Promise<number>;
 
 /** What a write returns when the id it was given already belongs to a post. */
 export const ID_TAKEN = Symbol("id taken");

@@ -14,7 +14,7 @@ import type { Post } from "./post.js";
 const CLAIM_LEASE_MS = 15_000;
 
 /** A stored Idempotency-Key record. */
-export interface KeyRecord {
+interface KeyRecord {
   key: string;
   fingerprint: string;
   owner: string;

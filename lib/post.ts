@@ -12,7 +12,7 @@ export interface Post {
 }
 
 /** A post as the API shows it: exactly these five keys. */
-export interface SerializedPost {
+interface SerializedPost {
   id: number;
   title: string;
   content: string;
@@ -35,7 +35,7 @@ export interface PostChanges {
   content?: string;
 }
 
-export const TITLE_MAX_CHARACTERS = 100;
+const TITLE_MAX_CHARACTERS = 100;
 /** Keeps a post well inside DynamoDB's 400 KB item limit. */
 export const CONTENT_MAX_BYTES = 300_000;
 

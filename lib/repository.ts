@@ -9,8 +9,6 @@ import { IdempotencyKeyTable } from "./idempotency-keys.js";
 import { type NewPost, type Post, type PostChanges, postToStore } from "./post.js";
 import { PostsTable } from "./posts-table.js";
 
-export { COUNTER_ID } from "./posts-table.js";
-
 /**
  * What the handlers need from storage. Every method takes the request's abort signal: once it
  * fires, the storage call in flight is cancelled and no later one starts.

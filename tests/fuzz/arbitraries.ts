@@ -1,5 +1,5 @@
-// Fuzz inputs: fast-check arbitraries for hostile API Gateway requests to the five post handlers.
-// Exported so a longer run (FUZZ_RUNS) or another suite can reuse them.
+// Fuzz inputs: fast-check arbitraries for hostile API Gateway requests to the five post handlers,
+// built from the fixed corpora (corpora.ts) and generated values.
 import fc from "fast-check";
 import { dayFirstUtc } from "../helpers/post-shape.js";
 import {
@@ -37,7 +37,7 @@ const oneUnit = (unit: "binary" | "grapheme" | "grapheme-ascii") =>
   fc.string({ unit, minLength: 1, maxLength: 1 });
 
 /** One hostile character (sometimes a short sequence) from any part of Unicode, surrogates included. */
-export const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
+const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...EDGE_CHARACTERS) },
   { weight: 3, arbitrary: oneUnit("binary") },
   { weight: 2, arbitrary: oneUnit("grapheme") },
@@ -45,11 +45,11 @@ export const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A string of hostile characters; may hold lone surrogates. */
-export const hostileString = (maxLength = 30): fc.Arbitrary<string> =>
+const hostileString = (maxLength = 30): fc.Arbitrary<string> =>
   fc.string({ unit: hostileCharacter, maxLength });
 
 /** A hostile string with every lone surrogate replaced, so it is valid Unicode text. */
-export const wellFormedString = (maxLength = 30): fc.Arbitrary<string> =>
+const wellFormedString = (maxLength = 30): fc.Arbitrary<string> =>
   hostileString(maxLength).map((text) => text.toWellFormed());
 
 /** The number of Unicode code points in a string (what the title limit counts). */
@@ -67,7 +67,7 @@ export function nested(depth: number): unknown {
 }
 
 /** A value of the wrong type for any post field: null, booleans, numbers, arrays, objects, deep nesting. */
-export const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
+const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null),
   fc.boolean(),
   fc.integer(),
@@ -79,7 +79,7 @@ export const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Title values: mostly strings (some over the limit), sometimes the wrong type. */
-export const titleValue: fc.Arbitrary<unknown> = fc.oneof(
+const titleValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: wellFormedString(40) },
   { weight: 2, arbitrary: hostileString(40) },
   { weight: 2, arbitrary: fc.constantFrom(...TITLE_BOUNDARY) },
@@ -93,7 +93,7 @@ export const titleValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Content values: mostly short strings, rarely the size bound, sometimes the wrong type. */
-export const contentValue: fc.Arbitrary<unknown> = fc.oneof(
+const contentValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 12, arbitrary: wellFormedString(200) },
   { weight: 4, arbitrary: hostileString(200) },
   { weight: 1, arbitrary: fc.constantFrom(...CONTENT_BOUNDARY) },
@@ -101,7 +101,7 @@ export const contentValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Ids a client may send on create: in range, out of range, fractional, strings, wrong types. */
-export const idValue = (knownIds: readonly number[]): fc.Arbitrary<unknown> =>
+const idValue = (knownIds: readonly number[]): fc.Arbitrary<unknown> =>
   fc.oneof(
     { weight: 3, arbitrary: fc.integer({ min: 1_000, max: 1_000_000_000 }) },
     { weight: 2, arbitrary: fc.constantFrom(...knownIds) },
@@ -122,7 +122,7 @@ const storableDate = fc.date({
 });
 
 /** Timestamp values: known-good, known-bad, generated good ones in both formats, hostile strings. */
-export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
+const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...VALID_TIMESTAMPS),
   fc.constantFrom(...INVALID_TIMESTAMPS),
   storableDate.map((date) => date.toISOString()),
@@ -132,7 +132,7 @@ export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Keys that are not post fields, some of them lookalikes or prototype names. */
-export const unknownKey: fc.Arbitrary<string> = fc.oneof(
+const unknownKey: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     "__proto__",
     "constructor",
@@ -192,7 +192,7 @@ export const payload = (knownIds: readonly number[]): fc.Arbitrary<Record<string
     });
 
 /** Text that is not JSON, is JSON but not an object, or is almost JSON. */
-export const nonJsonText: fc.Arbitrary<string> = fc.oneof(
+const nonJsonText: fc.Arbitrary<string> = fc.oneof(
   hostileString(50),
   fc.constantFrom(
     "",
@@ -232,7 +232,7 @@ export const nonJsonText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Create payloads whose id is written as a JSON number literal in an unusual form. */
-export const numberLiteralText: fc.Arbitrary<string> = fc
+const numberLiteralText: fc.Arbitrary<string> = fc
   .constantFrom(
     "1.0",
     "1e3",
@@ -253,7 +253,7 @@ export const numberLiteralText: fc.Arbitrary<string> = fc
   .map((literal) => `{"id": ${literal}, "title": "t", "content": "c"}`);
 
 /** Deeply nested JSON text (up to 400,000 levels), in a field or as the whole body. */
-export const deepNestingText: fc.Arbitrary<string> = fc
+const deepNestingText: fc.Arbitrary<string> = fc
   .tuple(
     fc.integer({ min: 1, max: 400_000 }),
     fc.constantFrom("title", "content", "id", "created_at", "other", ""),
@@ -265,7 +265,7 @@ export const deepNestingText: fc.Arbitrary<string> = fc
   });
 
 /** A request body's text: mostly payload objects, also other JSON, non-JSON, deep and huge text. */
-export const bodyText = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>
+const bodyText = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>
   fc.oneof(
     { weight: 20, arbitrary: payload(knownIds).map((p) => JSON.stringify(p)) },
     { weight: 1, arbitrary: payload(knownIds).map((p) => JSON.stringify(p, null, "\t")) },
@@ -282,7 +282,7 @@ type Encoded = Pick<HostileRequest, "body" | "isBase64Encoded">;
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
 /** A body text as API Gateway may deliver it: plain, base64 (valid or not), or base64 of raw bytes. */
-export const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encoded> =>
+const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encoded> =>
   fc.oneof(
     { weight: 10, arbitrary: text.map((body) => ({ body, isBase64Encoded: false })) },
     {

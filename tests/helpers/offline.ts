@@ -14,7 +14,7 @@ const STOP_GRACE_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface OfflineOptions {
+interface OfflineOptions {
   /** Names the fresh table after the test file. */
   label: string;
   /** The server's local time zone (`TIME_ZONE`, and `TZ` for the process). */

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COUNTER_ID, type DynamoPostRepository } from "../../lib/repository.js";
+import { COUNTER_ID } from "../../lib/posts-table.js";
+import type { DynamoPostRepository } from "../../lib/repository.js";
 import { buildRuntime } from "../../lib/runtime.js";
 import {
   ensureTable,

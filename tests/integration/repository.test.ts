@@ -2,7 +2,8 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../lib/errors.js";
-import { COUNTER_ID, DynamoPostRepository } from "../../lib/repository.js";
+import { COUNTER_ID } from "../../lib/posts-table.js";
+import { DynamoPostRepository } from "../../lib/repository.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 
 let table: PostsTable;
