@@ -59,7 +59,12 @@ export function sanitizeErrorMessage(message: string, tableNames: (string | unde
   let text = message
     .replace(/arn:aws[\w-]*:[^\s"',]+/g, "<arn>")
     .replace(/\b\d{12}\b/g, "<account>");
-  for (const name of tableNames) if (name) text = text.split(name).join("<table>");
+  for (const name of tableNames) {
+    // Whole names only: a short name like "t" must not eat letters out of other words.
+    const escaped = name?.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    if (escaped)
+      text = text.replace(new RegExp(`(?<![\\w.-])${escaped}(?![\\w-]|\\.[\\w-])`, "g"), "<table>");
+  }
   return text;
 }
 

@@ -189,6 +189,16 @@ describe("sanitizeErrorMessage", () => {
     expect(clean).not.toMatch(/arn:|123456789012|prod-posts/);
     expect(clean).toContain("is not authorized");
   });
+
+  it("replaces a short table name only where it stands as a whole name", () => {
+    const message = "connect ECONNREFUSED 127.0.0.1:8000; Requested resource not found: Table: t";
+    expect(sanitizeErrorMessage(message, ["t"])).toBe(
+      "connect ECONNREFUSED 127.0.0.1:8000; Requested resource not found: Table: <table>",
+    );
+    expect(
+      sanitizeErrorMessage("table/t.v2 and t.v2 but not t.v20 or at.v2; t.v2.", ["t.v2"]),
+    ).toBe("table/<table> and <table> but not t.v20 or at.v2; <table>.");
+  });
 });
 
 describe("compression and the response limit", () => {
