@@ -53,45 +53,35 @@ export async function measureList(/** @type {string} */ endpoint) {
 
 /** The table rows: time against the Scan's, memory against the response's size and the Scan's. */
 export function listRows(/** @type {ListResult} */ { rounds, handler, scan }) {
-  const posts = LIMITS.listPosts;
+  const list = `list ${LIMITS.listPosts}`;
   const response = mb(handler.responseBytes);
+  /** @param {string} metric @param {string} name @param {number} value @param {number} floor @param {{ max: number }} [target] */
+  const row = (metric, name, value, floor, target) =>
+    ratioRow({ metric: `${list} ${metric}`, name, value, floor, unit: "MB", target });
   return [
     ratioRow({
-      metric: `list ${posts} time (vs bare paginated Scan, median of ${rounds})`,
+      metric: `${list} time (vs bare paginated Scan, median of ${rounds})`,
       name: "list-posts",
       value: handler.ms,
       floor: scan.ms,
       unit: "ms",
       target: { max: 1.2 },
     }),
-    ratioRow({
-      metric: `list ${posts} peak RSS growth (vs JSON response size)`,
-      name: "list-posts",
-      value: mb(handler.rssGrowth),
-      floor: response,
-      unit: "MB",
-      target: { max: 2 },
+    row("peak RSS growth (vs JSON response size)", "list-posts", mb(handler.rssGrowth), response, {
+      max: 2,
     }),
-    ratioRow({
-      metric: `list ${posts} peak heap growth (vs JSON response size)`,
-      name: "list-posts",
-      value: mb(handler.heapGrowth),
-      floor: response,
-      unit: "MB",
-    }),
-    ratioRow({
-      metric: `list ${posts} items held by a bare Scan (vs JSON response size)`,
-      name: "bare Scan, after GC",
-      value: mb(scan.liveGrowth),
-      floor: response,
-      unit: "MB",
-    }),
-    ratioRow({
-      metric: `list ${posts} peak RSS growth (vs bare Scan's)`,
-      name: "list-posts",
-      value: mb(handler.rssGrowth),
-      floor: mb(scan.rssGrowth),
-      unit: "MB",
-    }),
+    row("peak heap growth (vs JSON response size)", "list-posts", mb(handler.heapGrowth), response),
+    row(
+      "items held by a bare Scan (vs JSON response size)",
+      "bare Scan, after GC",
+      mb(scan.liveGrowth),
+      response,
+    ),
+    row(
+      "peak RSS growth (vs bare Scan's)",
+      "list-posts",
+      mb(handler.rssGrowth),
+      mb(scan.rssGrowth),
+    ),
   ];
 }
