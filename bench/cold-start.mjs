@@ -29,10 +29,8 @@ export async function measureColdStart(endpoint) {
     floor: `${benchDir}/empty-handler.mjs`,
     sdk: `${staging}/sdk-handler/index.mjs`,
   };
-  /** @type {Record<string, { answered: number[], imported: number[], spawnToAnswer: number[], spawnToExit: number[] }>} */
-  const samples = Object.fromEntries(
-    variants.map((v) => [v, { answered: [], imported: [], spawnToAnswer: [], spawnToExit: [] }]),
-  );
+  /** @type {Record<string, { answered: number, imported: number, spawnToAnswer: number, spawnToExit: number }[]>} */
+  const samples = Object.fromEntries(variants.map((v) => [v, []]));
   const rounds = await bounded(LIMITS.coldRuns, LIMITS.coldBudgetMs, async (round) => {
     for (let k = 0; k < variants.length; k++) {
       const variant = /** @type {string} */ (variants[(round + k) % variants.length]);
@@ -52,27 +50,29 @@ export async function measureColdStart(endpoint) {
       if (report.status !== spec.status) {
         throw new Error(`cold ${variant} answered ${report.status}, not ${spec.status}`);
       }
-      const s = /** @type {(typeof samples)[string]} */ (samples[variant]);
-      s.answered.push(report.answered);
-      s.imported.push(report.imported);
-      s.spawnToAnswer.push(run.firstLineMs);
-      s.spawnToExit.push(run.exitMs);
+      const { answered, imported } = report;
+      samples[variant]?.push({
+        answered,
+        imported,
+        spawnToAnswer: run.firstLineMs,
+        spawnToExit: run.exitMs,
+      });
     }
   });
   if (rounds < LIMITS.coldMinRuns) {
     log(`cold start: only ${rounds} rounds within the budget (wanted >= ${LIMITS.coldMinRuns})`);
   }
   const summary = Object.fromEntries(
-    Object.entries(samples).map(([variant, s]) => [
-      variant,
-      {
-        runs: s.answered.length,
-        answeredMs: median(s.answered),
-        importedMs: median(s.imported),
-        spawnToAnswerMs: median(s.spawnToAnswer),
-        spawnToExitMs: median(s.spawnToExit),
-      },
-    ]),
+    Object.entries(samples).map(([variant, runs]) => {
+      const of = (/** @type {keyof (typeof runs)[number]} */ key) =>
+        median(runs.map((r) => r[key]));
+      const [answeredMs, importedMs] = [of("answered"), of("imported")];
+      const [spawnToAnswerMs, spawnToExitMs] = [of("spawnToAnswer"), of("spawnToExit")];
+      return [
+        variant,
+        { runs: runs.length, answeredMs, importedMs, spawnToAnswerMs, spawnToExitMs },
+      ];
+    }),
   );
   return { rounds, summary };
 }

@@ -1,14 +1,15 @@
-// The bench's floor: the storage calls the handlers make, through the production client and
-// posts table, without a handler around them. Bundled like the handlers (bench/bundles.mjs), so
+// The bench's floor: the storage calls the handlers make, through the client buildRuntime wires
+// and the production posts table, without a handler around them. Bundled like the handlers (bench/bundles.mjs), so
 // both sides run the same SDK code and a ratio measures only what the handler adds.
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { createDocumentClient } from "../lib/dynamodb.js";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/post.js";
 import { PostsTable } from "../lib/posts-table.js";
+import { buildRuntime } from "../lib/runtime.js";
 
 /** The storage calls of each operation, on the named table of DynamoDB Local at `endpoint`. */
 export function createFloor({ endpoint, region }: { endpoint: string; region: string }) {
-  const db = createDocumentClient({ region, endpoint });
+  const config = { tableName: "", idempotencyTableName: undefined, idBlockSize: 1 } as const;
+  const { client: db } = buildRuntime({ ...config, endpoint, region, logLevel: "silent" });
   const table = (name: string) => new PostsTable(db, name);
   return {
     get: (name: string, id: number) => table(name).get(id),
