@@ -331,41 +331,4 @@ describe("answering in time", () => {
     await huge(apiEvent({ method: "GET" }));
     expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
   });
-
-  it("aborts the step's signal when the deadline passes, and only then", async () => {
-    const seen: AbortSignal[] = [];
-    const waiting = httpHandler(
-      (request) =>
-        new Promise<never>((_, reject) => {
-          seen.push(request.signal);
-          request.signal.addEventListener("abort", () => reject(request.signal.reason));
-        }),
-      recordingLogger().logger,
-    );
-    const quick = httpHandler(async (request) => {
-      seen.push(request.signal);
-      return ok([]);
-    }, recordingLogger().logger);
-    const context = { getRemainingTimeInMillis: () => 1_200 };
-    const late = (await waiting(apiEvent({ method: "GET" }), context)) as { statusCode: number };
-    await quick(apiEvent({ method: "GET" }), context);
-    expect(late.statusCode).toBe(500);
-    expect(seen.map((signal) => signal.aborted)).toEqual([true, false]);
-    expect(String(seen[0]?.reason)).toContain("storage did not answer within 200 ms");
-  });
-
-  it("shows the step the route's path parameter only when the handler names it", async () => {
-    const echo = (options?: { pathParameter: string }) =>
-      httpHandler(
-        async (request) => ok({ pathId: request.pathId ?? null }),
-        recordingLogger().logger,
-        options,
-      );
-    const event = { method: "GET" as const, postId: "12" };
-    expect((await invoke(echo({ pathParameter: "post_pk" }), event)).body).toEqual({
-      pathId: "12",
-    });
-    expect((await invoke(echo({ pathParameter: "other" }), event)).body).toEqual({ pathId: null });
-    expect((await invoke(echo(), event)).body).toEqual({ pathId: null });
-  });
 });
