@@ -9,7 +9,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     projects: [
-      // Pure rules: no Java, no build, nothing written.
+      // Pure rules, handlers over memory, bundles built in memory: no Java, nothing written.
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
       // Everything that needs DynamoDB Local, the bundles or serverless-offline.
       {
@@ -19,7 +19,6 @@ export default defineConfig({
           include: ["tests/**/*.test.ts"],
           exclude: ["tests/unit/**"],
           globalSetup: ["tests/helpers/global-setup.ts"],
-          setupFiles: ["tests/helpers/env.ts"],
         },
       },
     ],

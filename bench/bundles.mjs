@@ -1,6 +1,5 @@
-// Bench section "bundle size": builds every handler (into the staging folder, then installed into
-// dist/), and beside each the smallest bundle of the SDK calls it makes, and the baseline bundles.
-import { copyFile, mkdir, rename, rm, stat } from "node:fs/promises";
+// Bench section "bundle size": builds every handler into the staging folder, and beside each the
+// smallest bundle of the SDK calls it makes; then the floor bundles the other sections load.
 import * as esbuild from "esbuild";
 import { build, bundleOptions, handlerNames } from "../scripts/build.mjs";
 import { LIMITS, benchDir, kb, root, staging } from "./context.mjs";
@@ -17,41 +16,10 @@ const SDK_SURFACE = /** @type {Record<string, string[]>} */ ({
   "update-post": ["UpdateCommand"],
 });
 
-/** Where a bundle is copied before the rename that installs it, so dist/ never holds half a file. */
-const installing = (/** @type {string} */ name) =>
-  `${root}dist/${name}/.index.mjs.bench-${process.pid}`;
-
-const outputBytes = (/** @type {esbuild.BuildResult<{ write: false }>} */ result) =>
-  result.outputFiles.reduce((sum, file) => sum + file.contents.byteLength, 0);
-
-/** Bytes of the smallest bundle that exports what `name` uses of the SDK. */
-async function floorBytes(/** @type {string} */ name) {
-  const surface = SDK_SURFACE[name] ?? Object.values(SDK_SURFACE).flat();
-  const floor = await esbuild.build({
-    ...bundleOptions,
-    stdin: {
-      contents:
-        `export { DynamoDBClient } from "@aws-sdk/client-dynamodb";\n` +
-        `export { DynamoDBDocumentClient, ${[...new Set(surface)].join(", ")} } from "@aws-sdk/lib-dynamodb";\n`,
-      resolveDir: root,
-      loader: "js",
-    },
-    outdir: `${staging}/floor-${name}`,
-    write: false,
-  });
-  return outputBytes(floor);
-}
-
-/** Bytes of the handler built without the build's plugins: what the SDK's defaults would ship. */
-async function withoutPluginsBytes(/** @type {string} */ name) {
-  const unplugged = await esbuild.build({
-    ...bundleOptions,
-    plugins: [],
-    entryPoints: { index: `${root}handlers/${name}.ts` },
-    outdir: `${staging}/unplugged-${name}`,
-    write: false,
-  });
-  return outputBytes(unplugged);
+/** Bytes of a bundle built in memory with the handlers' options and `options`. */
+async function bytesOf(/** @type {esbuild.BuildOptions} */ options) {
+  const result = await esbuild.build({ ...bundleOptions, ...options, write: false });
+  return result.outputFiles.reduce((sum, file) => sum + file.contents.byteLength, 0);
 }
 
 /** The 12 packages (SDK submodules apart) that put the most bytes into a bundle. */
@@ -72,48 +40,57 @@ function topInputs(/** @type {esbuild.Metafile | undefined} */ metafile) {
     .slice(0, 12);
 }
 
-/** Builds and installs every handler, measures it beside its floor, and builds the baselines. */
+/** Builds every handler, measures it beside its floor, and builds the floor bundles. */
 export async function buildBundles() {
   const results = await build({ outdir: staging, metafile: true });
   /** @type {Record<string, Bundle>} */
   const bundles = {};
   for (const [index, name] of handlerNames.entries()) {
-    await mkdir(`${root}dist/${name}`, { recursive: true });
-    await copyFile(`${staging}/${name}/index.mjs`, installing(name));
-    await rename(installing(name), `${root}dist/${name}/index.mjs`);
+    const surface = [...new Set(SDK_SURFACE[name] ?? Object.values(SDK_SURFACE).flat())];
+    const metafile = results[index]?.metafile;
     bundles[name] = {
-      bytes: (await stat(`${root}dist/${name}/index.mjs`)).size,
-      withoutPluginsBytes: await withoutPluginsBytes(name),
-      floorBytes: await floorBytes(name),
-      topInputs: topInputs(results[index]?.metafile),
+      bytes: Object.values(metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0),
+      // What the SDK's defaults would ship, without the build's plugins.
+      withoutPluginsBytes: await bytesOf({
+        plugins: [],
+        entryPoints: { index: `${root}handlers/${name}.ts` },
+        outdir: `${staging}/unplugged-${name}`,
+      }),
+      floorBytes: await bytesOf({
+        stdin: {
+          contents:
+            `export { DynamoDBClient } from "@aws-sdk/client-dynamodb";\n` +
+            `export { DynamoDBDocumentClient, ${surface.join(", ")} } from "@aws-sdk/lib-dynamodb";\n`,
+          resolveDir: root,
+          loader: "js",
+        },
+        outdir: `${staging}/floor-${name}`,
+      }),
+      topInputs: topInputs(metafile),
     };
   }
-  for (const entry of ["sdk-direct", "sdk-handler"]) {
+  for (const entry of ["floor", "sdk-handler"]) {
     await esbuild.build({
       ...bundleOptions,
-      entryPoints: { index: `${benchDir}/${entry}.mjs` },
+      entryPoints: { index: `${benchDir}/${entry}.ts` },
       outdir: `${staging}/${entry}`,
     });
   }
   return bundles;
 }
 
-/** Removes a copy an interrupted install left beside a bundle in dist/. */
-export async function removePartialInstalls() {
-  await Promise.all(handlerNames.map((name) => rm(installing(name), { force: true })));
-}
-
 /** The table rows: each bundle's size against its floor. */
 export function bundleRows(/** @type {Record<string, Bundle>} */ bundles) {
-  return handlerNames.flatMap((name) => {
-    const b = bundles[name];
-    if (!b) return [];
-    const metric = "bundle size (vs bare SDK bundle)";
-    const target = { maxValue: LIMITS.bundleTargetKb };
-    return [
-      ratioRow({ metric, name, value: kb(b.bytes), floor: kb(b.floorBytes), unit: "KB", target }),
-    ];
-  });
+  return Object.entries(bundles).map(([name, b]) =>
+    ratioRow({
+      metric: "bundle size (vs bare SDK bundle)",
+      name,
+      value: kb(b.bytes),
+      floor: kb(b.floorBytes),
+      unit: "KB",
+      target: { maxValue: LIMITS.bundleTargetKb },
+    }),
+  );
 }
 
 /** The line under the table: the range of bundle sizes without the build's plugins. */

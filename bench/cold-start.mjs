@@ -1,9 +1,15 @@
 // Bench section "cold start": fresh `node` processes, each importing one bundle (or a floor) and
 // answering one event; rounds interleave the variants so a drift in speed touches them all alike.
 import { handlerNames } from "../scripts/build.mjs";
-import { LIMITS, benchDir, lambdaEnv, log, staging } from "./context.mjs";
-import { handlerCases } from "./cases.mjs";
-import { COLD_DELETE_BASE } from "./tables.mjs";
+import {
+  COLD_DELETE_BASE,
+  LIMITS,
+  benchDir,
+  handlerCases,
+  lambdaEnv,
+  log,
+  staging,
+} from "./context.mjs";
 import { bounded, median, ratioRow, runNode } from "./util.mjs";
 
 /** @typedef {{ runs: number, answeredMs: number, importedMs: number, spawnToAnswerMs: number, spawnToExitMs: number }} ColdSummary */
@@ -23,16 +29,14 @@ export async function measureColdStart(endpoint) {
     floor: `${benchDir}/empty-handler.mjs`,
     sdk: `${staging}/sdk-handler/index.mjs`,
   };
-  /** @type {Record<string, { answered: number[], imported: number[], spawnToAnswer: number[], spawnToExit: number[] }>} */
-  const samples = Object.fromEntries(
-    variants.map((v) => [v, { answered: [], imported: [], spawnToAnswer: [], spawnToExit: [] }]),
-  );
+  /** @type {Record<string, { answered: number, imported: number, spawnToAnswer: number, spawnToExit: number }[]>} */
+  const samples = Object.fromEntries(variants.map((v) => [v, []]));
   const rounds = await bounded(LIMITS.coldRuns, LIMITS.coldBudgetMs, async (round) => {
     for (let k = 0; k < variants.length; k++) {
       const variant = /** @type {string} */ (variants[(round + k) % variants.length]);
       // The floors are asked what the get handler is.
       const spec =
-        cases[variant] ?? /** @type {import("./cases.mjs").HandlerCase} */ (cases["get-post"]);
+        cases[variant] ?? /** @type {import("./context.mjs").HandlerCase} */ (cases["get-post"]);
       const run = await runNode(
         [
           `${benchDir}/cold-child.mjs`,
@@ -46,27 +50,29 @@ export async function measureColdStart(endpoint) {
       if (report.status !== spec.status) {
         throw new Error(`cold ${variant} answered ${report.status}, not ${spec.status}`);
       }
-      const s = /** @type {(typeof samples)[string]} */ (samples[variant]);
-      s.answered.push(report.answered);
-      s.imported.push(report.imported);
-      s.spawnToAnswer.push(run.firstLineMs);
-      s.spawnToExit.push(run.exitMs);
+      const { answered, imported } = report;
+      samples[variant]?.push({
+        answered,
+        imported,
+        spawnToAnswer: run.firstLineMs,
+        spawnToExit: run.exitMs,
+      });
     }
   });
   if (rounds < LIMITS.coldMinRuns) {
     log(`cold start: only ${rounds} rounds within the budget (wanted >= ${LIMITS.coldMinRuns})`);
   }
   const summary = Object.fromEntries(
-    Object.entries(samples).map(([variant, s]) => [
-      variant,
-      {
-        runs: s.answered.length,
-        answeredMs: median(s.answered),
-        importedMs: median(s.imported),
-        spawnToAnswerMs: median(s.spawnToAnswer),
-        spawnToExitMs: median(s.spawnToExit),
-      },
-    ]),
+    Object.entries(samples).map(([variant, runs]) => {
+      const of = (/** @type {keyof (typeof runs)[number]} */ key) =>
+        median(runs.map((r) => r[key]));
+      const [answeredMs, importedMs] = [of("answered"), of("imported")];
+      const [spawnToAnswerMs, spawnToExitMs] = [of("spawnToAnswer"), of("spawnToExit")];
+      return [
+        variant,
+        { runs: runs.length, answeredMs, importedMs, spawnToAnswerMs, spawnToExitMs },
+      ];
+    }),
   );
   return { rounds, summary };
 }

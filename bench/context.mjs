@@ -1,11 +1,14 @@
-// What every bench section shares: paths, counts and time budgets, the log, the Lambda
-// environment, and loading the bundles under test.
+// What every bench section shares: paths, counts and time budgets, the log, the tables, the
+// Lambda environment, each handler's request, and loading the bundles under test.
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { apiEvent } from "../scripts/api-event.mjs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../scripts/dynamodb-local.mjs";
+import { filler } from "./util.mjs";
 
-/** @typedef {import("./util.mjs").ApiEvent} ApiEvent */
+/** @typedef {import("aws-lambda").APIGatewayProxyEventV2} ApiEvent */
 /** @typedef {(event: ApiEvent) => Promise<{ statusCode: number, body: string }>} Handler */
-/** @typedef {ReturnType<import("./sdk-direct.mjs").createDirect>} Direct */
+/** @typedef {import("./floor.js").Floor} Floor */
+/** @typedef {{ table: string, status: number, event: (i: number) => ApiEvent }} HandlerCase */
 
 /** The repository's root folder, with a trailing slash. */
 export const root = fileURLToPath(new URL("..", import.meta.url));
@@ -36,6 +39,18 @@ export const LIMITS = {
   throughputMaxOpsPerSegment: 100_000,
 };
 
+/** The tables, by what they hold: posts 1..20, delete targets and every create; 20 posts of
+ * about 1 KB, never written; LIMITS.listPosts posts of about 1 KB. */
+export const TABLES = {
+  small: "bench-small",
+  listSmall: "bench-list-small",
+  listBig: "bench-list-10k",
+};
+/** First ids the cold and warm deletes remove, each a seeded post; bare PutItems write far above. */
+export const COLD_DELETE_BASE = 2_000_000;
+export const WARM_DELETE_BASE = 3_000_000;
+export const BARE_PUT_BASE = 10_000_000_000;
+
 /** `performance.now()` when the bench started, for the log and the wall time. */
 export const benchStarted = performance.now();
 
@@ -45,9 +60,8 @@ export function log(/** @type {string} */ message) {
   process.stderr.write(`[bench ${seconds}s] ${message}\n`);
 }
 
-/** Bytes in KB. */
+/** Bytes in KB and in MB. */
 export const kb = (/** @type {number} */ bytes) => bytes / 1024;
-/** Bytes in MB. */
 export const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
 
 /** The environment a handler gets on Lambda, pointed at DynamoDB Local. */
@@ -62,9 +76,9 @@ export const lambdaEnv = (/** @type {string} */ endpoint, /** @type {string} */ 
   TZ: "UTC",
 });
 
-/** A module URL; a query string makes a separate instance of the same file. */
-const moduleUrl = (/** @type {string} */ path, /** @type {string} */ instance) =>
-  `${pathToFileURL(path).href}${instance ? `?${instance}` : ""}`;
+/** A module of the staging folder; a query string makes a separate instance of the same file. */
+const staged = (/** @type {string} */ name, /** @type {string} */ instance) =>
+  `${pathToFileURL(`${staging}/${name}/index.mjs`).href}${instance ? `?${instance}` : ""}`;
 
 /**
  * Loads a handler bundle into this process. Bundles read their configuration once, at import, so
@@ -74,15 +88,43 @@ const moduleUrl = (/** @type {string} */ path, /** @type {string} */ instance) =
  */
 export async function importHandler(name, env, instance = "") {
   Object.assign(process.env, env);
-  return (await import(moduleUrl(`${staging}/${name}/index.mjs`, instance))).handler;
+  return (await import(staged(name, instance))).handler;
 }
 
 /**
- * The baseline: bench/sdk-direct.mjs, bundled like the handlers, pointed at `endpoint`.
- * @param {string} endpoint @param {string} [instance]
- * @returns {Promise<Direct>}
+ * The floor (bench/floor.ts, bundled like the handlers), pointed at `endpoint`.
+ * @param {string} endpoint @param {string} [instance] @returns {Promise<Floor>}
  */
-export async function importDirect(endpoint, instance = "") {
-  const module = await import(moduleUrl(`${staging}/sdk-direct/index.mjs`, instance));
-  return module.createDirect({ endpoint, region: LOCAL_REGION });
+export async function importFloor(endpoint, instance = "") {
+  return (await import(staged("floor", instance))).createFloor({ endpoint, region: LOCAL_REGION });
+}
+
+/**
+ * What each handler is asked in the cold-start and warm sections: its table, its i-th request
+ * (titles start with `label`; `deleteId(i)` picks a seeded post to remove) and the status due.
+ * @param {string} label @param {(i: number) => number} deleteId
+ * @returns {Record<string, HandlerCase>}
+ */
+export function handlerCases(label, deleteId) {
+  const { small, listSmall } = TABLES;
+  return {
+    "create-post": {
+      table: small,
+      status: 201,
+      event: (i) =>
+        apiEvent({ method: "POST", body: { title: `${label} ${i}`, content: filler(i, 200) } }),
+    },
+    "delete-post": {
+      table: small,
+      status: 204,
+      event: (i) => apiEvent({ method: "DELETE", postId: deleteId(i) }),
+    },
+    "get-post": { table: small, status: 200, event: () => apiEvent({ method: "GET", postId: 1 }) },
+    "list-posts": { table: listSmall, status: 200, event: () => apiEvent({ method: "GET" }) },
+    "update-post": {
+      table: small,
+      status: 200,
+      event: (i) => apiEvent({ method: "PUT", postId: 2, body: { title: `${label} ${i}` } }),
+    },
+  };
 }

@@ -1,10 +1,10 @@
 // List child: in a fresh process (run with --expose-gc), one list of the big table, either through
 // the list handler bundle or as a bare paginated Scan; reports time and memory on stdout.
 //   node --expose-gc bench/list-child.mjs handler <bundle>
-//   node --expose-gc bench/list-child.mjs scan <sdk-direct bundle> <endpoint> <table>
+//   node --expose-gc bench/list-child.mjs scan <floor bundle> <endpoint> <table>
 import { pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { apiEvent } from "./util.mjs";
+import { apiEvent } from "../scripts/api-event.mjs";
 
 const [mode, modulePath = "", endpoint = "", table = ""] = process.argv.slice(2);
 const gc = /** @type {(() => void) | undefined} */ (globalThis.gc);
@@ -39,9 +39,9 @@ if (mode === "handler") {
     },
   };
 } else if (mode === "scan") {
-  const direct = module.createDirect({ endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
+  const floor = module.createFloor({ endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
   side = {
-    run: () => direct.scanAll(table),
+    run: () => floor.list(table),
     describe: (items) => ({ items: items.length, bytes: 0, wireBytes: 0 }),
   };
 } else {

@@ -1,7 +1,6 @@
 // Bench section "listing the big table": the list handler against a bare paginated Scan, each in a
 // fresh child process (bench/list-child.mjs), alternating which goes first.
-import { LIMITS, benchDir, lambdaEnv, mb, staging } from "./context.mjs";
-import { TABLES } from "./tables.mjs";
+import { LIMITS, TABLES, benchDir, lambdaEnv, mb, staging } from "./context.mjs";
 import { bounded, median, ratioRow, runNode } from "./util.mjs";
 
 /** @typedef {{ ms: number, items: number, bytes: number, wireBytes: number, rssGrowth: number, heapGrowth: number, liveGrowth: number }} ListRun */
@@ -16,7 +15,7 @@ export async function measureList(/** @type {string} */ endpoint) {
     scan: [
       `${benchDir}/list-child.mjs`,
       "scan",
-      `${staging}/sdk-direct/index.mjs`,
+      `${staging}/floor/index.mjs`,
       endpoint,
       TABLES.listBig,
     ],
@@ -41,66 +40,48 @@ export async function measureList(/** @type {string} */ endpoint) {
     /** @type {ListRun[]} */ sideRuns,
     /** @type {Exclude<keyof ListRun, "items">} */ key,
   ) => median(sideRuns.map((r) => r[key]));
-  return {
-    rounds,
-    handler: {
-      ms: pick(runs.handler, "ms"),
-      responseBytes: pick(runs.handler, "bytes"),
-      wireBytes: pick(runs.handler, "wireBytes"),
-      rssGrowth: pick(runs.handler, "rssGrowth"),
-      heapGrowth: pick(runs.handler, "heapGrowth"),
-      liveGrowth: pick(runs.handler, "liveGrowth"),
-    },
-    scan: {
-      ms: pick(runs.scan, "ms"),
-      rssGrowth: pick(runs.scan, "rssGrowth"),
-      heapGrowth: pick(runs.scan, "heapGrowth"),
-      liveGrowth: pick(runs.scan, "liveGrowth"),
-    },
-  };
+  const medians = (/** @type {ListRun[]} */ side) => ({
+    ms: pick(side, "ms"),
+    responseBytes: pick(side, "bytes"),
+    wireBytes: pick(side, "wireBytes"),
+    rssGrowth: pick(side, "rssGrowth"),
+    heapGrowth: pick(side, "heapGrowth"),
+    liveGrowth: pick(side, "liveGrowth"),
+  });
+  return { rounds, handler: medians(runs.handler), scan: medians(runs.scan) };
 }
 
 /** The table rows: time against the Scan's, memory against the response's size and the Scan's. */
 export function listRows(/** @type {ListResult} */ { rounds, handler, scan }) {
-  const posts = LIMITS.listPosts;
+  const list = `list ${LIMITS.listPosts}`;
   const response = mb(handler.responseBytes);
+  /** @param {string} metric @param {string} name @param {number} value @param {number} floor @param {{ max: number }} [target] */
+  const row = (metric, name, value, floor, target) =>
+    ratioRow({ metric: `${list} ${metric}`, name, value, floor, unit: "MB", target });
   return [
     ratioRow({
-      metric: `list ${posts} time (vs bare paginated Scan, median of ${rounds})`,
+      metric: `${list} time (vs bare paginated Scan, median of ${rounds})`,
       name: "list-posts",
       value: handler.ms,
       floor: scan.ms,
       unit: "ms",
       target: { max: 1.2 },
     }),
-    ratioRow({
-      metric: `list ${posts} peak RSS growth (vs JSON response size)`,
-      name: "list-posts",
-      value: mb(handler.rssGrowth),
-      floor: response,
-      unit: "MB",
-      target: { max: 2 },
+    row("peak RSS growth (vs JSON response size)", "list-posts", mb(handler.rssGrowth), response, {
+      max: 2,
     }),
-    ratioRow({
-      metric: `list ${posts} peak heap growth (vs JSON response size)`,
-      name: "list-posts",
-      value: mb(handler.heapGrowth),
-      floor: response,
-      unit: "MB",
-    }),
-    ratioRow({
-      metric: `list ${posts} items held by a bare Scan (vs JSON response size)`,
-      name: "bare Scan, after GC",
-      value: mb(scan.liveGrowth),
-      floor: response,
-      unit: "MB",
-    }),
-    ratioRow({
-      metric: `list ${posts} peak RSS growth (vs bare Scan's)`,
-      name: "list-posts",
-      value: mb(handler.rssGrowth),
-      floor: mb(scan.rssGrowth),
-      unit: "MB",
-    }),
+    row("peak heap growth (vs JSON response size)", "list-posts", mb(handler.heapGrowth), response),
+    row(
+      "items held by a bare Scan (vs JSON response size)",
+      "bare Scan, after GC",
+      mb(scan.liveGrowth),
+      response,
+    ),
+    row(
+      "peak RSS growth (vs bare Scan's)",
+      "list-posts",
+      mb(handler.rssGrowth),
+      mb(scan.rssGrowth),
+    ),
   ];
 }

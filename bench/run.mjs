@@ -6,52 +6,31 @@ import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
 import { startDynamoDbLocal } from "../scripts/dynamodb-local.mjs";
-import { buildBundles, bundleRows, removePartialInstalls, withoutPluginsNote } from "./bundles.mjs";
+import { buildBundles, bundleRows, withoutPluginsNote } from "./bundles.mjs";
 import { measureColdStart, coldStartRows } from "./cold-start.mjs";
-import { LIMITS, benchDir, benchStarted, importDirect, log, staging } from "./context.mjs";
+import { LIMITS, benchDir, benchStarted, importFloor, log, staging } from "./context.mjs";
 import { listRows, measureList } from "./list.mjs";
 import { prepareTables } from "./tables.mjs";
 import { measureThroughput, throughputRows } from "./throughput.mjs";
 import { formatTable, runningChildren } from "./util.mjs";
 import { measureWarm, warmRows } from "./warm.mjs";
 
-/** @typedef {Awaited<ReturnType<typeof startDynamoDbLocal>>} DynamoDbLocal */
-
 // Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
-/** @type {Promise<DynamoDbLocal> | undefined} */
-let dbStarting;
+/** @type {Promise<{ endpoint: string, pid?: number, stop(): Promise<void> }> | undefined} */
+let db;
 /** @type {Promise<void> | undefined} */
 let cleaning;
 
-const killChildren = () => {
-  for (const child of runningChildren) child.kill("SIGKILL");
-};
-
-/** Ends child processes and DynamoDB Local, removes the staging folder; safe to call twice. */
-function cleanup() {
-  cleaning ??= (async () => {
-    killChildren();
-    // A start under way is waited for, so its Java process is stopped too.
-    const db = await dbStarting?.catch(() => undefined);
-    await db?.stop();
-    // esbuild's service would otherwise go on writing into the folder being removed.
-    await esbuild.stop();
+/** Ends child processes and DynamoDB Local (even one still starting), removes the staging folder. */
+const cleanup = () =>
+  (cleaning ??= (async () => {
+    for (const child of runningChildren) child.kill("SIGKILL");
+    await (await db?.catch(() => undefined))?.stop();
+    await esbuild.stop(); // it would otherwise go on writing into the folder being removed
     await rm(staging, { recursive: true, force: true });
-    await removePartialInstalls();
-    // Children spawned while this was waiting: a section still running does not know yet.
-    killChildren();
-  })();
-  return cleaning;
-}
-
-/** Starts DynamoDB Local, unless cleanup has begun (it would then never be stopped). */
-function startDb() {
-  if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
-  dbStarting = startDynamoDbLocal();
-  return dbStarting;
-}
+  })());
 
 let interrupted = false;
 for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
@@ -67,10 +46,11 @@ async function main() {
   log("building bundles");
   const bundles = await buildBundles();
   log("starting DynamoDB Local");
-  const { endpoint } = await startDb();
-  const direct = await importDirect(endpoint);
+  if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
+  const { endpoint } = await (db = startDynamoDbLocal());
+  const floor = await importFloor(endpoint);
   try {
-    await prepareTables(endpoint, direct);
+    await prepareTables(endpoint, floor);
     log("cold start");
     const cold = await measureColdStart(endpoint);
     log("warm overhead");
@@ -78,10 +58,8 @@ async function main() {
     log(`listing ${LIMITS.listPosts} posts`);
     const list = await measureList(endpoint);
     log("create throughput");
-    const createHandler = /** @type {import("./context.mjs").Handler} */ (
-      warm.handlers["create-post"]
-    );
-    const throughput = await measureThroughput(endpoint, direct, createHandler);
+    const create = /** @type {import("./context.mjs").Handler} */ (warm.handlers["create-post"]);
+    const throughput = await measureThroughput(endpoint, floor, create);
     const rows = [
       ...bundleRows(bundles),
       ...coldStartRows(cold),
@@ -91,28 +69,25 @@ async function main() {
     ];
     return { bundles, cold, warm: warm.summary, list, throughput, rows };
   } finally {
-    direct.destroy();
-  }
-}
-
-/** Whether a process is still there. */
-function alive(/** @type {number | undefined} */ pid) {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    // ESRCH: it is gone.
-    return false;
+    floor.destroy();
   }
 }
 
 let exitCode = 0;
 try {
   const results = await main();
-  const dbPid = (await dbStarting)?.pid;
+  const dbPid = (await db)?.pid;
   await cleanup();
-  const javaLeft = alive(dbPid);
+  // Signal 0 only asks whether the process is still there.
+  const javaLeft =
+    dbPid !== undefined &&
+    (() => {
+      try {
+        return process.kill(dbPid, 0);
+      } catch {
+        return false;
+      }
+    })();
   const wallSeconds = (performance.now() - benchStarted) / 1000;
   console.log(formatTable(results.rows));
   console.log(withoutPluginsNote(results.bundles));
@@ -136,8 +111,7 @@ try {
   console.log("results written to bench/results.json");
   if (javaLeft) exitCode = 1;
 } catch (error) {
-  // After a signal, the failure is only the section that was cut short.
-  if (!interrupted) console.error(error);
+  if (!interrupted) console.error(error); // after a signal, the failure is only the section cut short
   exitCode = 1;
 } finally {
   await cleanup();

@@ -1,9 +1,5 @@
-// Bench helpers: API Gateway events, statistics, child processes and the results table.
+// Bench helpers: filler text, statistics, child processes and the results table.
 import { spawn } from "node:child_process";
-
-/** @typedef {import("aws-lambda").APIGatewayProxyEventV2} ApiEvent */
-
-export { apiEvent } from "../tests/helpers/api-event.mjs";
 
 /** ASCII text of exactly `length` characters, different for each seed. */
 export function filler(/** @type {number} */ seed, /** @type {number} */ length) {

@@ -1,18 +1,9 @@
-// Adapter: GET /api/post/{post_pk} → repository.get → the post, or 404.
-import { NotFoundError } from "../lib/errors.js";
-import { httpHandler, ok } from "../lib/http.js";
-import type { Logger } from "../lib/logger.js";
-import { parsePostId, serializePost } from "../lib/post.js";
-import type { PostRepository } from "../lib/repository.js";
-import { logger, repository } from "../lib/runtime.js";
+// Lambda entry for GET /api/post/{post_pk}: wired once per instance, at cold start.
+import { readConfig } from "../lib/config.js";
+import { getPost } from "../lib/operations.js";
+import { buildRuntime } from "../lib/runtime.js";
 
-/** Builds the get handler over a repository. */
-export const getPost = (posts: PostRepository, log: Logger = logger) =>
-  httpHandler(async (request) => {
-    const id = parsePostId(request.postId);
-    const post = await posts.get(id);
-    if (!post) throw new NotFoundError(id);
-    return ok(serializePost(post));
-  }, log);
+const { posts, logger } = buildRuntime(readConfig());
 
-export const handler = getPost(repository);
+/** The function Lambda invokes. */
+export const handler = getPost(posts, logger);

@@ -1,12 +1,9 @@
-// Adapter: GET /api/post → repository.list → every post, ascending by id.
-import { httpHandler, ok } from "../lib/http.js";
-import type { Logger } from "../lib/logger.js";
-import { serializePost } from "../lib/post.js";
-import type { PostRepository } from "../lib/repository.js";
-import { logger, repository } from "../lib/runtime.js";
+// Lambda entry for GET /api/post: wired once per instance, at cold start.
+import { readConfig } from "../lib/config.js";
+import { listPosts } from "../lib/operations.js";
+import { buildRuntime } from "../lib/runtime.js";
 
-/** Builds the list handler over a repository. */
-export const listPosts = (posts: PostRepository, log: Logger = logger) =>
-  httpHandler(async () => ok((await posts.list()).map(serializePost)), log);
+const { posts, logger } = buildRuntime(readConfig());
 
-export const handler = listPosts(repository);
+/** The function Lambda invokes. */
+export const handler = listPosts(posts, logger);

@@ -1,18 +1,23 @@
 // Storage adapter, plumbing: the DynamoDB client, and how its failures become domain signals.
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Config } from "./config.js";
 import { StorageError } from "./errors.js";
 
 /** Attempts per DynamoDB call (the SDK retries throttling and 5xx with backoff in between). */
 export const DYNAMODB_MAX_ATTEMPTS = 3;
+/**
+ * How long one attempt may take, connection included. The whole budget, 3 attempts of 2 s plus
+ * the SDK's backoff between them (under 0.6 s), ends before the answer's 9 s deadline
+ * (lib/http-handler.ts), so a stalled call fails on its own first.
+ */
+export const ATTEMPT_TIMEOUT_MS = 2_000;
 
 /**
  * Builds the DynamoDB client once per instance: keep-alive on, short timeouts, bounded retries,
  * so a failing call answers well inside the function's timeout. `overrides` is for tests.
  */
 export function createDocumentClient(
-  config: Config,
+  config: { region: string; endpoint?: string | undefined },
   overrides: Partial<DynamoDBClientConfig> = {},
 ): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
@@ -26,7 +31,7 @@ export function createDocumentClient(
     // A call that stalls is abandoned and retried instead of holding the function to its timeout.
     requestHandler: {
       connectionTimeout: 1_000,
-      requestTimeout: 3_000,
+      requestTimeout: ATTEMPT_TIMEOUT_MS,
       throwOnRequestTimeout: true,
     },
     ...overrides,
@@ -54,7 +59,12 @@ export function sanitizeErrorMessage(message: string, tableNames: (string | unde
   let text = message
     .replace(/arn:aws[\w-]*:[^\s"',]+/g, "<arn>")
     .replace(/\b\d{12}\b/g, "<account>");
-  for (const name of tableNames) if (name) text = text.split(name).join("<table>");
+  for (const name of tableNames) {
+    // Whole names only: a short name like "t" must not eat letters out of other words.
+    const escaped = name?.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    if (escaped)
+      text = text.replace(new RegExp(`(?<![\\w.-])${escaped}(?![\\w-]|\\.[\\w-])`, "g"), "<table>");
+  }
   return text;
 }
 

@@ -33,24 +33,10 @@ export class ConflictError extends HttpError {
   }
 }
 
-/** 409: a request with the same Idempotency-Key is still being processed. */
-export class InProgressError extends HttpError {
-  constructor() {
-    super(409, "A request with this Idempotency-Key is still in progress; retry shortly");
-  }
-}
-
 /** 413: the body or one of its fields is larger than the service accepts. */
 export class PayloadTooLargeError extends HttpError {
   constructor(message: string) {
     super(413, message);
-  }
-}
-
-/** 422: an Idempotency-Key came back with a different body. */
-export class UnprocessableEntityError extends HttpError {
-  constructor(message: string) {
-    super(422, message);
   }
 }
 

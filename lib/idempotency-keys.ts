@@ -14,7 +14,7 @@ import type { Post } from "./post.js";
 const CLAIM_LEASE_MS = 15_000;
 
 /** A stored Idempotency-Key record. */
-export interface KeyRecord {
+interface KeyRecord {
   key: string;
   fingerprint: string;
   owner: string;
@@ -39,7 +39,7 @@ export class IdempotencyKeyTable {
   ) {}
 
   /** Records a key as pending for `owner`, unless it is live; expired or abandoned keys are retaken. */
-  async claim(request: IdempotentRequest, owner: string): Promise<boolean> {
+  async claim(request: IdempotentRequest, owner: string, signal?: AbortSignal): Promise<boolean> {
     const record: KeyRecord = {
       key: request.key,
       fingerprint: request.fingerprint,
@@ -65,6 +65,7 @@ export class IdempotencyKeyTable {
               ":fingerprint": request.fingerprint,
             },
           }),
+          { abortSignal: signal },
         ),
       );
       return true;
@@ -75,11 +76,10 @@ export class IdempotencyKeyTable {
   }
 
   /** The record of a key, read consistently. */
-  async read(key: string): Promise<KeyRecord | undefined> {
+  async read(key: string, signal?: AbortSignal): Promise<KeyRecord | undefined> {
+    const input = { TableName: this.tableName, Key: { key }, ConsistentRead: true };
     const result = await this.call(() =>
-      this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: { key }, ConsistentRead: true }),
-      ),
+      this.db.send(new GetCommand(input), { abortSignal: signal }),
     );
     return result.Item as KeyRecord | undefined;
   }
@@ -110,7 +110,7 @@ export class IdempotencyKeyTable {
   }
 
   /** Frees a claimed key after a storage failure, so the client's retry can run again. */
-  async release(key: string, owner: string): Promise<void> {
+  async release(key: string, owner: string, signal?: AbortSignal): Promise<void> {
     try {
       await this.db.send(
         new DeleteCommand({
@@ -120,6 +120,7 @@ export class IdempotencyKeyTable {
           ExpressionAttributeNames: { "#owner": "owner", "#state": "state" },
           ExpressionAttributeValues: { ":owner": owner, ":pending": "pending" },
         }),
+        { abortSignal: signal },
       );
     } catch {
       // The lease expires on its own; a retry after it takes the key over.

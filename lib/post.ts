@@ -1,6 +1,6 @@
 // Post rules: the post's shape, what create and update accept, and how a post is serialized.
 import { BadRequestError, PayloadTooLargeError } from "./errors.js";
-import { formatTimestamp, parseClientTimestamp, type StoredTimestamp } from "./timestamps.js";
+import { formatTimestamp, now, parseClientTimestamp, type StoredTimestamp } from "./timestamps.js";
 
 /** A post as stored in the table. */
 export interface Post {
@@ -12,7 +12,7 @@ export interface Post {
 }
 
 /** A post as the API shows it: exactly these five keys. */
-export interface SerializedPost {
+interface SerializedPost {
   id: number;
   title: string;
   content: string;
@@ -35,7 +35,7 @@ export interface PostChanges {
   content?: string;
 }
 
-export const TITLE_MAX_CHARACTERS = 100;
+const TITLE_MAX_CHARACTERS = 100;
 /** Keeps a post well inside DynamoDB's 400 KB item limit. */
 export const CONTENT_MAX_BYTES = 300_000;
 
@@ -60,6 +60,18 @@ export function serializePost(post: Post): SerializedPost {
     content: post.content,
     created_at: formatTimestamp(post.created_at),
     updated_at: formatTimestamp(post.updated_at),
+  };
+}
+
+/** The post a create stores under `id`: client-sent timestamps kept, missing ones set to now. */
+export function postToStore(input: NewPost, id: number): Post {
+  const timestamp = now();
+  return {
+    id,
+    title: input.title,
+    content: input.content,
+    created_at: input.created_at !== undefined ? input.created_at : timestamp,
+    updated_at: input.updated_at !== undefined ? input.updated_at : timestamp,
   };
 }
 

@@ -1,15 +1,27 @@
-// Composition root: one configuration, logger and repository per Lambda instance, built at cold start.
-import { readConfig } from "./config.js";
-import { createLogger } from "./logger.js";
+// Composition root: the client, logger and repository one Lambda instance shares, built once.
+import type { DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { Config } from "./config.js";
 import { createDocumentClient } from "./dynamodb.js";
+import { type Logger, createLogger } from "./logger.js";
 import { DynamoPostRepository } from "./repository.js";
 
-const config = readConfig();
+/** What every handler of an instance is built over. */
+export interface Runtime {
+  client: DynamoDBDocumentClient;
+  logger: Logger;
+  posts: DynamoPostRepository;
+}
 
-/** The instance's logger. */
-export const logger = createLogger(config.logLevel);
-/** The instance's repository over the configured table. */
-export const repository = new DynamoPostRepository(createDocumentClient(config), config.tableName, {
-  idempotencyTableName: config.idempotencyTableName,
-  idBlockSize: config.idBlockSize,
-});
+/** Wires a configuration into a client, a logger and a repository; `overrides` is for tests. */
+export function buildRuntime(
+  config: Config,
+  overrides: Partial<DynamoDBClientConfig> = {},
+): Runtime {
+  const client = createDocumentClient(config, overrides);
+  const posts = new DynamoPostRepository(client, config.tableName, {
+    idempotencyTableName: config.idempotencyTableName,
+    idBlockSize: config.idBlockSize,
+  });
+  return { client, logger: createLogger(config.logLevel), posts };
+}

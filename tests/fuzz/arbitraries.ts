@@ -1,6 +1,19 @@
-// Fuzz inputs: fast-check arbitraries for hostile API Gateway requests to the five post handlers.
-// Exported so a longer run (FUZZ_RUNS) or another suite can reuse them.
+// Fuzz inputs: fast-check arbitraries for hostile API Gateway requests to the five post handlers,
+// built from the fixed corpora (corpora.ts) and generated values.
 import fc from "fast-check";
+import { dayFirstUtc } from "../helpers/post-shape.js";
+import {
+  CONTENT_BOUNDARY,
+  EDGE_CHARACTERS,
+  HEADER_SETS,
+  HUGE_BODIES,
+  INVALID_TIMESTAMPS,
+  INVALID_UTF8_BASE64,
+  NONCANONICAL_POST_IDS,
+  QUERY_STRINGS,
+  TITLE_BOUNDARY,
+  VALID_TIMESTAMPS,
+} from "./corpora.js";
 
 /** The five handlers, by the action they serve. */
 export type Kind = "list" | "get" | "create" | "update" | "delete";
@@ -20,63 +33,11 @@ export interface HostileRequest {
   query: string;
 }
 
-/** Characters that break naive text handling: controls, NUL, lone surrogates, astral, bidi, combining. */
-export const EDGE_CHARACTERS = [
-  "\u0000",
-  "\u0001",
-  "\u001f",
-  "\u007f",
-  "\u0085",
-  "\t",
-  "\n",
-  "\r",
-  '"',
-  "\\",
-  "/",
-  "'",
-  "\u00e9",
-  "e\u0301",
-  "\u0301",
-  "\u0336\u0336\u0336",
-  "\u200b",
-  "\u200d",
-  "\u200e",
-  "\u200f",
-  "\u202e",
-  "\u2066",
-  "\u2028",
-  "\u2029",
-  "\ufeff",
-  "\ufffd",
-  "\ufffe",
-  "\uffff",
-  "\ud800",
-  "\udbff",
-  "\udc00",
-  "\udfff",
-  "\udfff\ud800",
-  "\u{1f600}",
-  "\u{1f469}\u200d\u{1f4bb}",
-  "\u{1f1fa}\u{1f1f8}",
-  "\u{10ffff}",
-  "\u{1d11e}",
-  "\u0628",
-  "\u05d0",
-  "\uff19",
-  "\u0663",
-  "%00",
-  "${title}",
-  ":updated_at",
-  "#title",
-  "<script>",
-  "' OR '1'='1",
-];
-
 const oneUnit = (unit: "binary" | "grapheme" | "grapheme-ascii") =>
   fc.string({ unit, minLength: 1, maxLength: 1 });
 
 /** One hostile character (sometimes a short sequence) from any part of Unicode, surrogates included. */
-export const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
+const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...EDGE_CHARACTERS) },
   { weight: 3, arbitrary: oneUnit("binary") },
   { weight: 2, arbitrary: oneUnit("grapheme") },
@@ -84,11 +45,11 @@ export const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A string of hostile characters; may hold lone surrogates. */
-export const hostileString = (maxLength = 30): fc.Arbitrary<string> =>
+const hostileString = (maxLength = 30): fc.Arbitrary<string> =>
   fc.string({ unit: hostileCharacter, maxLength });
 
 /** A hostile string with every lone surrogate replaced, so it is valid Unicode text. */
-export const wellFormedString = (maxLength = 30): fc.Arbitrary<string> =>
+const wellFormedString = (maxLength = 30): fc.Arbitrary<string> =>
   hostileString(maxLength).map((text) => text.toWellFormed());
 
 /** The number of Unicode code points in a string (what the title limit counts). */
@@ -98,31 +59,6 @@ export const codePoints = (text: string): number => {
   return count;
 };
 
-/** Titles around the 100-code-point limit, in one- and two-unit characters. */
-export const TITLE_BOUNDARY = [
-  "x".repeat(100),
-  "x".repeat(101),
-  "\u{1f600}".repeat(100),
-  "\u{1f600}".repeat(101),
-  "e\u0301".repeat(50),
-  "e\u0301".repeat(51),
-  "\u0628".repeat(100),
-  "\u0000".repeat(100),
-  "\u0000".repeat(101),
-];
-
-/** Contents around the 300,000-byte (UTF-8) bound, in 1-, 2-, 3- and 4-byte characters. */
-export const CONTENT_BOUNDARY = [
-  "x".repeat(300_000),
-  "x".repeat(300_001),
-  "\u00e9".repeat(150_000),
-  "\u00e9".repeat(150_001),
-  "\u20ac".repeat(100_000),
-  "\u20ac".repeat(100_001),
-  "\u{1f600}".repeat(75_000),
-  "\u{1f600}".repeat(75_001),
-];
-
 /** A JSON value `depth` levels deep, alternating arrays and objects. */
 export function nested(depth: number): unknown {
   let value: unknown = "bottom";
@@ -131,7 +67,7 @@ export function nested(depth: number): unknown {
 }
 
 /** A value of the wrong type for any post field: null, booleans, numbers, arrays, objects, deep nesting. */
-export const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
+const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null),
   fc.boolean(),
   fc.integer(),
@@ -143,7 +79,7 @@ export const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Title values: mostly strings (some over the limit), sometimes the wrong type. */
-export const titleValue: fc.Arbitrary<unknown> = fc.oneof(
+const titleValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: wellFormedString(40) },
   { weight: 2, arbitrary: hostileString(40) },
   { weight: 2, arbitrary: fc.constantFrom(...TITLE_BOUNDARY) },
@@ -157,7 +93,7 @@ export const titleValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Content values: mostly short strings, rarely the size bound, sometimes the wrong type. */
-export const contentValue: fc.Arbitrary<unknown> = fc.oneof(
+const contentValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 12, arbitrary: wellFormedString(200) },
   { weight: 4, arbitrary: hostileString(200) },
   { weight: 1, arbitrary: fc.constantFrom(...CONTENT_BOUNDARY) },
@@ -165,7 +101,7 @@ export const contentValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Ids a client may send on create: in range, out of range, fractional, strings, wrong types. */
-export const idValue = (knownIds: readonly number[]): fc.Arbitrary<unknown> =>
+const idValue = (knownIds: readonly number[]): fc.Arbitrary<unknown> =>
   fc.oneof(
     { weight: 3, arbitrary: fc.integer({ min: 1_000, max: 1_000_000_000 }) },
     { weight: 2, arbitrary: fc.constantFrom(...knownIds) },
@@ -176,60 +112,8 @@ export const idValue = (knownIds: readonly number[]): fc.Arbitrary<unknown> =>
     { weight: 1, arbitrary: wrongTypeValue },
   );
 
-/** Timestamps the rulings accept (read with TZ=UTC): null, `YYYY-DD-MM HH:MM:SS`, ISO 8601 with an offset. */
-export const VALID_TIMESTAMPS: readonly (string | null)[] = [
-  null,
-  "2026-04-03 15:06:07",
-  "2024-29-02 12:00:00",
-  "1970-01-01 00:00:00",
-  "9998-31-12 23:59:59",
-  "0001-01-01 00:00:00",
-  "2026-03-04T15:06:07Z",
-  "2026-03-04T15:06:07.123Z",
-  "2026-03-04T15:06:07+05:30",
-  "2026-03-04T15:06:07.5-08:00",
-  "2000-02-29T23:59:59+00:00",
-];
-
-/** Values the rulings reject for `created_at` / `updated_at` (400). */
-export const INVALID_TIMESTAMPS: readonly unknown[] = [
-  "",
-  " ",
-  "now",
-  "2026-01-13 00:00:00",
-  "2026-32-01 00:00:00",
-  "2025-29-02 00:00:00",
-  "2026-00-01 00:00:00",
-  "2026-04-03 24:00:00",
-  "2026-04-03 15:60:00",
-  "2026-04-03 15:06:60",
-  "2026-4-3 15:06:07",
-  " 2026-04-03 15:06:07",
-  "2026-04-03 15:06:07 ",
-  "2026-04-03 15:06:07\u0000",
-  "2026-04-03T15:06:07",
-  "2026-03-04T15:06:07+25:00",
-  "2026-02-30T00:00:00Z",
-  "2026-13-01T00:00:00Z",
-  // A year that some zone would show outside 0000-9999.
-  "9999-31-12 23:59:59",
-  "0000-01-01T00:00:00Z",
-  "\uff12\uff10\uff12\uff16-04-03 15:06:07",
-  1_700_000_000_000,
-  0,
-  true,
-  [],
-  {},
-  ["2026-04-03 15:06:07"],
-];
-
-const twoDigits = (n: number) => String(n).padStart(2, "0");
-
 /** A date shown in the service format, read back in UTC. */
-const serviceFormat = (date: Date) =>
-  `${String(date.getUTCFullYear()).padStart(4, "0")}-${twoDigits(date.getUTCDate())}-` +
-  `${twoDigits(date.getUTCMonth() + 1)} ${twoDigits(date.getUTCHours())}:` +
-  `${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())}`;
+const serviceFormat = dayFirstUtc;
 
 const storableDate = fc.date({
   min: new Date("1000-01-01T00:00:00Z"),
@@ -238,7 +122,7 @@ const storableDate = fc.date({
 });
 
 /** Timestamp values: known-good, known-bad, generated good ones in both formats, hostile strings. */
-export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
+const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...VALID_TIMESTAMPS),
   fc.constantFrom(...INVALID_TIMESTAMPS),
   storableDate.map((date) => date.toISOString()),
@@ -248,7 +132,7 @@ export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Keys that are not post fields, some of them lookalikes or prototype names. */
-export const unknownKey: fc.Arbitrary<string> = fc.oneof(
+const unknownKey: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     "__proto__",
     "constructor",
@@ -308,7 +192,7 @@ export const payload = (knownIds: readonly number[]): fc.Arbitrary<Record<string
     });
 
 /** Text that is not JSON, is JSON but not an object, or is almost JSON. */
-export const nonJsonText: fc.Arbitrary<string> = fc.oneof(
+const nonJsonText: fc.Arbitrary<string> = fc.oneof(
   hostileString(50),
   fc.constantFrom(
     "",
@@ -348,7 +232,7 @@ export const nonJsonText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Create payloads whose id is written as a JSON number literal in an unusual form. */
-export const numberLiteralText: fc.Arbitrary<string> = fc
+const numberLiteralText: fc.Arbitrary<string> = fc
   .constantFrom(
     "1.0",
     "1e3",
@@ -369,7 +253,7 @@ export const numberLiteralText: fc.Arbitrary<string> = fc
   .map((literal) => `{"id": ${literal}, "title": "t", "content": "c"}`);
 
 /** Deeply nested JSON text (up to 400,000 levels), in a field or as the whole body. */
-export const deepNestingText: fc.Arbitrary<string> = fc
+const deepNestingText: fc.Arbitrary<string> = fc
   .tuple(
     fc.integer({ min: 1, max: 400_000 }),
     fc.constantFrom("title", "content", "id", "created_at", "other", ""),
@@ -380,16 +264,8 @@ export const deepNestingText: fc.Arbitrary<string> = fc
     return field ? `{"title":"t","content":"c","${field}":${deep}}` : deep;
   });
 
-/** Bodies just under and over the 1 MiB request limit. */
-export const HUGE_BODIES = [
-  JSON.stringify({ title: "t", content: "x".repeat(1_048_576 - 27) }),
-  JSON.stringify({ title: "t", content: "x".repeat(1_048_577) }),
-  JSON.stringify({ title: "t", content: "\u0000".repeat(200_000) }),
-  `"${"x".repeat(1_100_000)}"`,
-];
-
 /** A request body's text: mostly payload objects, also other JSON, non-JSON, deep and huge text. */
-export const bodyText = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>
+const bodyText = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>
   fc.oneof(
     { weight: 20, arbitrary: payload(knownIds).map((p) => JSON.stringify(p)) },
     { weight: 1, arbitrary: payload(knownIds).map((p) => JSON.stringify(p, null, "\t")) },
@@ -401,24 +277,12 @@ export const bodyText = (knownIds: readonly number[]): fc.Arbitrary<string | und
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 
-/** Base64 bodies that do not decode to UTF-8 text (overlong forms, CESU-8 surrogates, stray bytes). */
-export const INVALID_UTF8_BASE64 = [
-  [0xff],
-  [0xc0, 0xaf],
-  [0xe0, 0x80, 0xaf],
-  [0xed, 0xa0, 0x80],
-  [0xf4, 0x90, 0x80, 0x80],
-  [0x80],
-  [...Buffer.from('{"title":"'), 0xfe, ...Buffer.from('","content":"c"}')],
-  [...Buffer.from('{"title":"t","content":"'), 0xc3, ...Buffer.from('"}')],
-].map((bytes) => Buffer.from(bytes).toString("base64"));
-
 type Encoded = Pick<HostileRequest, "body" | "isBase64Encoded">;
 
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
 /** A body text as API Gateway may deliver it: plain, base64 (valid or not), or base64 of raw bytes. */
-export const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encoded> =>
+const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encoded> =>
   fc.oneof(
     { weight: 10, arbitrary: text.map((body) => ({ body, isBase64Encoded: false })) },
     {
@@ -458,72 +322,6 @@ export const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrar
         .map((body) => ({ body, isBase64Encoded: true })),
     },
   );
-
-/** Header sets a client or proxy might send, none of which may change the outcome. */
-export const HEADER_SETS: readonly Record<string, string>[] = [
-  {},
-  { "content-type": "text/plain" },
-  { "content-type": "application/json; charset=utf-16" },
-  { "content-type": "" },
-  { "content-type": "application/x-www-form-urlencoded" },
-  { "content-type": "multipart/form-data; boundary=x" },
-  { "Content-Type": "APPLICATION/JSON" },
-  { "content-encoding": "gzip" },
-  { "content-length": "-1" },
-  { "x-http-method-override": "DELETE" },
-  { accept: "text/html" },
-];
-
-/** Query strings the service must ignore. */
-export const QUERY_STRINGS = ["", "id=0", "post_pk=0", "limit=-1", "%ff", "a=1&a=2", "title=x"];
-
-/** Path ids that are not canonical positive decimal integers within 2^53 - 1. */
-export const NONCANONICAL_POST_IDS = [
-  "0",
-  "00",
-  "-0",
-  "+0",
-  "0.0",
-  "0e0",
-  "-1",
-  "+1",
-  "1.0",
-  "1.5",
-  "1e3",
-  "1E3",
-  "01",
-  "007",
-  " 1",
-  "1 ",
-  "1\n",
-  "1\u0000",
-  "\uff19",
-  "\uff11\uff12",
-  "\u0663",
-  "\u0967",
-  "0x1F",
-  "0b1",
-  "0o7",
-  "1_000",
-  "1,000",
-  "",
-  " ",
-  "%31",
-  "1/2",
-  "NaN",
-  "Infinity",
-  "-Infinity",
-  "true",
-  "null",
-  "undefined",
-  "[1]",
-  "{}",
-  "9007199254740992",
-  "9007199254740993",
-  "18446744073709551616",
-  "1".repeat(17),
-  "9".repeat(400),
-];
 
 /** Path ids of every shape: ids that exist, ids that do not, and non-canonical text. */
 export const postId = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>

@@ -18,7 +18,7 @@ interface ResponseObject {
 type Operation = { responses: Record<string, ResponseObject> };
 
 /** The contract, parsed. */
-export const openApi = parse(readFileSync(documentPath, "utf8")) as {
+const openApi = parse(readFileSync(documentPath, "utf8")) as {
   paths: Record<string, Record<string, Operation>>;
   components: { responses: Record<string, ResponseObject> };
 };
@@ -39,7 +39,7 @@ function templateFor(path: string): string {
 }
 
 /** A response as a test saw it. */
-export interface SeenResponse {
+interface SeenResponse {
   status: number;
   headers: Headers;
   text: string;

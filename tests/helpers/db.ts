@@ -6,12 +6,26 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { inject } from "vitest";
-import { ensureIdempotencyTable, ensureTable, localClient } from "../../scripts/dynamodb-local.mjs";
-import { readConfig } from "../../lib/config.js";
-import { createDocumentClient } from "../../lib/dynamodb.js";
-import { DynamoPostRepository } from "../../lib/repository.js";
+import {
+  LOCAL_REGION,
+  ensureIdempotencyTable,
+  ensureTable,
+  localClient,
+} from "../../scripts/dynamodb-local.mjs";
+import type { Config } from "../../lib/config.js";
+import { buildRuntime } from "../../lib/runtime.js";
 
 let tables = 0;
+
+/** An instance's configuration over these tables at `endpoint` (no Idempotency-Key without one). */
+export function localConfig(
+  endpoint: string,
+  tableName: string,
+  idempotencyTableName?: string,
+): Config {
+  const region = LOCAL_REGION;
+  return { tableName, idempotencyTableName, endpoint, region, logLevel: "silent", idBlockSize: 1 };
+}
 
 /** Creates an empty table (with its counter) named for this test file; call `drop` when done. */
 export async function freshTable(label: string) {
@@ -21,11 +35,10 @@ export async function freshTable(label: string) {
   const idempotencyTableName = `${tableName}-keys`;
   await ensureTable(admin, tableName);
   await ensureIdempotencyTable(admin, idempotencyTableName);
-  const config = readConfig({ TABLE_NAME: tableName, AWS_ENDPOINT_URL_DYNAMODB: endpoint });
+  const config = localConfig(endpoint, tableName, idempotencyTableName);
   /** A second client and repository on these tables, e.g. with a test's own request handler. */
   const connect = (overrides: Partial<DynamoDBClientConfig> = {}) => {
-    const client = createDocumentClient(config, overrides);
-    const posts = new DynamoPostRepository(client, tableName, { idempotencyTableName });
+    const { client, posts } = buildRuntime(config, overrides);
     return { client, repository: posts };
   };
   const { client: documentClient, repository } = connect();
@@ -51,6 +64,7 @@ export async function freshTable(label: string) {
     documentClient.destroy();
   };
   return {
+    config,
     tableName,
     idempotencyTableName,
     endpoint,
@@ -61,3 +75,6 @@ export async function freshTable(label: string) {
     drop,
   };
 }
+
+/** A fresh table, its client and repository, as freshTable gives them. */
+export type PostsTable = Awaited<ReturnType<typeof freshTable>>;

@@ -1,14 +1,13 @@
-// Test helper: the five handlers built over one repository, as the deployment builds them.
-import { createPost } from "../../handlers/create-post.js";
-import { deletePost } from "../../handlers/delete-post.js";
-import { getPost } from "../../handlers/get-post.js";
-import { listPosts } from "../../handlers/list-posts.js";
-import { updatePost } from "../../handlers/update-post.js";
+// Test helper: the five handlers built over one repository, as lib/runtime.ts wires them.
 import type { Logger } from "../../lib/logger.js";
+import { createPost, deletePost, getPost, listPosts, updatePost } from "../../lib/operations.js";
 import type { PostRepository } from "../../lib/repository.js";
 
+/** A logger that drops every line, for tests that do not read the log. */
+const quietLogger: Logger = { info: () => {}, error: () => {} };
+
 /** Every handler over `posts`, keyed by operation. */
-export function handlersOver(posts: PostRepository, log?: Logger) {
+export function handlersOver(posts: PostRepository, log: Logger = quietLogger) {
   return {
     list: listPosts(posts, log),
     get: getPost(posts, log),

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, freePort } from "../../scripts/dynamodb-local.mjs";
-import { freshTable } from "./db.js";
+import { type PostsTable, freshTable } from "./db.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The serverless CLI (osls) installed in the repository. */
@@ -14,7 +14,7 @@ const STOP_GRACE_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface OfflineOptions {
+interface OfflineOptions {
   /** Names the fresh table after the test file. */
   label: string;
   /** The server's local time zone (`TIME_ZONE`, and `TZ` for the process). */
@@ -24,8 +24,6 @@ export interface OfflineOptions {
   /** More settings for serverless-offline, such as CORS_ORIGINS or LOG_LEVEL (silent unless set). */
   env?: Record<string, string>;
 }
-
-export type PostsTable = Awaited<ReturnType<typeof freshTable>>;
 
 /** A running serverless-offline and the table it serves. */
 export interface Offline {

@@ -1,16 +1,11 @@
 // Test helper: one process of the concurrency workload. tests/integration/workload.test.ts bundles
 // this file with esbuild, forks it, and checks what every process recorded against the table.
-import { createPost } from "../../handlers/create-post.js";
-import { deletePost } from "../../handlers/delete-post.js";
-import { getPost } from "../../handlers/get-post.js";
-import { listPosts } from "../../handlers/list-posts.js";
-import { updatePost } from "../../handlers/update-post.js";
 import { readConfig } from "../../lib/config.js";
-import type { ApiHandler } from "../../lib/http.js";
+import type { ApiHandler } from "../../lib/http-handler.js";
 import type { Logger } from "../../lib/logger.js";
-import { createDocumentClient } from "../../lib/dynamodb.js";
-import { DynamoPostRepository } from "../../lib/repository.js";
+import { buildRuntime } from "../../lib/runtime.js";
 import { apiEvent } from "./events.js";
+import { handlersOver } from "./handlers.js";
 
 export type Operation = "create" | "update" | "delete" | "get" | "list";
 
@@ -72,16 +67,8 @@ const logger: Logger = {
     if (errors.length < 20) errors.push(`${message} ${JSON.stringify(fields)}`);
   },
 };
-const config = readConfig();
-const documentClient = createDocumentClient(config);
-const repository = new DynamoPostRepository(documentClient, config.tableName);
-const api: Record<Operation, ApiHandler> = {
-  create: createPost(repository, logger),
-  update: updatePost(repository, logger),
-  delete: deletePost(repository, logger),
-  get: getPost(repository, logger),
-  list: listPosts(repository, logger),
-};
+const { client: documentClient, posts } = buildRuntime(readConfig());
+const api: Record<Operation, ApiHandler> = handlersOver(posts, logger);
 const METHODS = {
   create: "POST",
   update: "PUT",

@@ -1,13 +1,14 @@
 // Integration: retried creates with an Idempotency-Key against DynamoDB Local.
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPost } from "../../handlers/create-post.js";
+import type { ApiHandler } from "../../lib/http-handler.js";
 import { fingerprintPayload } from "../../lib/idempotency.js";
-import { freshTable } from "../helpers/db.js";
+import { type PostsTable, freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
+import { handlersOver } from "../helpers/handlers.js";
 
-let table: Awaited<ReturnType<typeof freshTable>>;
-let create: ReturnType<typeof createPost>;
+let table: PostsTable;
+let create: ApiHandler;
 let keys = 0;
 const newKey = () => `key-${Date.now()}-${++keys}`;
 const post = (body: unknown, key?: string) =>
@@ -21,7 +22,7 @@ const counter = async () => (await table.items()).find((item) => item.id === 0)?
 
 beforeAll(async () => {
   table = await freshTable("idempotency");
-  create = createPost(table.repository);
+  create = handlersOver(table.repository).create;
 });
 afterAll(async () => {
   await table.drop();

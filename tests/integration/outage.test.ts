@@ -2,17 +2,18 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readConfig } from "../../lib/config.js";
-import { createDocumentClient } from "../../lib/dynamodb.js";
-import { COUNTER_ID, DynamoPostRepository } from "../../lib/repository.js";
+import { COUNTER_ID } from "../../lib/posts-table.js";
+import type { DynamoPostRepository } from "../../lib/repository.js";
+import { buildRuntime } from "../../lib/runtime.js";
 import {
   ensureTable,
   freePort,
   localClient,
   startDynamoDbLocal,
 } from "../../scripts/dynamodb-local.mjs";
+import { localConfig } from "../helpers/db.js";
 import { invoke, type Invocation } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
 
@@ -24,7 +25,7 @@ let dataDir = "";
 let port = 0;
 let db: Awaited<ReturnType<typeof startDynamoDbLocal>> | undefined;
 let repo: DynamoPostRepository;
-let client: ReturnType<typeof createDocumentClient>;
+let client: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "blog-post-outage-"));
@@ -33,10 +34,7 @@ beforeAll(async () => {
   const admin = localClient(db.endpoint);
   await ensureTable(admin, TABLE);
   admin.destroy();
-  client = createDocumentClient(
-    readConfig({ TABLE_NAME: TABLE, AWS_ENDPOINT_URL_DYNAMODB: db.endpoint }),
-  );
-  repo = new DynamoPostRepository(client, TABLE);
+  ({ client, posts: repo } = buildRuntime(localConfig(db.endpoint, TABLE)));
 });
 
 afterAll(async () => {

@@ -2,10 +2,11 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../lib/errors.js";
-import { COUNTER_ID, DynamoPostRepository } from "../../lib/repository.js";
-import { freshTable } from "../helpers/db.js";
+import { COUNTER_ID } from "../../lib/posts-table.js";
+import { DynamoPostRepository } from "../../lib/repository.js";
+import { type PostsTable, freshTable } from "../helpers/db.js";
 
-let table: Awaited<ReturnType<typeof freshTable>>;
+let table: PostsTable;
 const repo = () => table.repository;
 
 beforeAll(async () => {
@@ -122,7 +123,7 @@ describe("list", () => {
 });
 
 describe("a table larger than one 1 MB Scan page", () => {
-  let big: Awaited<ReturnType<typeof freshTable>>;
+  let big: PostsTable;
   beforeAll(async () => {
     big = await freshTable("big");
   });

@@ -4,14 +4,13 @@ import { Readable } from "node:stream";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPost } from "../../handlers/create-post.js";
-import { updatePost } from "../../handlers/update-post.js";
 import { DYNAMODB_MAX_ATTEMPTS } from "../../lib/dynamodb.js";
 import type { DynamoPostRepository } from "../../lib/repository.js";
-import { freshTable } from "../helpers/db.js";
+import { type PostsTable, freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
+import { handlersOver } from "../helpers/handlers.js";
 
-let table: Awaited<ReturnType<typeof freshTable>>;
+let table: PostsTable;
 let client: DynamoDBDocumentClient;
 let repo: DynamoPostRepository;
 /** Operation name → the error body DynamoDB would send for it. */
@@ -80,7 +79,7 @@ describe("throttling", () => {
   it("is retried by the SDK, then create answers 500 with no post written", async () => {
     faults.set("PutItem", throttled);
     const before = (await table.items()).filter((item) => item.id !== 0);
-    const response = await invoke(createPost(repo), {
+    const response = await invoke(handlersOver(repo).create, {
       method: "POST",
       body: { title: "t", content: "c" },
     });
@@ -95,7 +94,7 @@ describe("throttling", () => {
   it("is retried on update too, and the stored post stays as it was", async () => {
     const post = await table.repository.create({ title: "before", content: "c" });
     faults.set("UpdateItem", throttled);
-    const response = await invoke(updatePost(repo), {
+    const response = await invoke(handlersOver(repo).update, {
       method: "PUT",
       postId: String(post.id),
       body: { title: "after" },
@@ -115,14 +114,14 @@ describe("a transaction conflict on an idempotent create", () => {
       headers: { "idempotency-key": `conflict-${Date.now()}` },
     };
     const before = (await table.items()).filter((item) => item.id !== 0);
-    const failed = await invoke(createPost(repo), request);
+    const failed = await invoke(handlersOver(repo).create, request);
     expect(failed.status).toBe(500);
     expect((failed.body as { detail: string }).detail).toMatch(
       /^DB ERROR: TransactionCanceledException: /,
     );
     expect((await table.items()).filter((item) => item.id !== 0)).toEqual(before);
     faults.clear();
-    const retried = await invoke(createPost(repo), request);
+    const retried = await invoke(handlersOver(repo).create, request);
     expect(retried.status).toBe(201);
   });
 });
@@ -141,7 +140,7 @@ describe("a write whose answer is lost", () => {
   it("is one post when the SDK's retry finds its own write", async () => {
     loseFirstAnswer("PutItem");
     const before = (await table.items()).length;
-    const response = await invoke(createPost(repo), {
+    const response = await invoke(handlersOver(repo).create, {
       method: "POST",
       body: { title: "answer lost", content: "c" },
     });
@@ -154,7 +153,7 @@ describe("a write whose answer is lost", () => {
 
   it("is 201, not 409, for a client-chosen id the request itself wrote", async () => {
     loseFirstAnswer("PutItem");
-    const response = await invoke(createPost(repo), {
+    const response = await invoke(handlersOver(repo).create, {
       method: "POST",
       body: { id: 7_000, title: "mine", content: "c" },
     });
@@ -164,7 +163,7 @@ describe("a write whose answer is lost", () => {
   it("still answers 409 when another request holds the id", async () => {
     await table.repository.create({ id: 7_100, title: "theirs", content: "c" });
     loseFirstAnswer("PutItem");
-    const response = await invoke(createPost(repo), {
+    const response = await invoke(handlersOver(repo).create, {
       method: "POST",
       body: { id: 7_100, title: "mine", content: "c" },
     });
@@ -175,7 +174,7 @@ describe("a write whose answer is lost", () => {
     loseFirstAnswer("PutItem"); // the key's claim
     const body = { title: "claim lost", content: "c" };
     const headers = { "idempotency-key": `lost-${Date.now()}` };
-    const response = await invoke(createPost(repo), { method: "POST", body, headers });
+    const response = await invoke(handlersOver(repo).create, { method: "POST", body, headers });
     expect(response.status).toBe(201);
     expect((await table.items()).filter((item) => item.title === "claim lost")).toHaveLength(1);
   });

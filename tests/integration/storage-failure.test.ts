@@ -1,7 +1,5 @@
 // Integration: storage failures give 500 `DB ERROR: …` and leave nothing half-written.
-import { type AddressInfo, type Server, type Socket, createServer } from "node:net";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import {
   DeleteCommand,
   GetCommand,
@@ -11,19 +9,14 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPost } from "../../handlers/create-post.js";
-import { deletePost } from "../../handlers/delete-post.js";
-import { getPost } from "../../handlers/get-post.js";
-import { listPosts } from "../../handlers/list-posts.js";
-import { updatePost } from "../../handlers/update-post.js";
-import { readConfig } from "../../lib/config.js";
-import { createDocumentClient } from "../../lib/dynamodb.js";
-import { DynamoPostRepository } from "../../lib/repository.js";
+import type { DynamoPostRepository } from "../../lib/repository.js";
+import { buildRuntime } from "../../lib/runtime.js";
 import { freePort } from "../../scripts/dynamodb-local.mjs";
-import { freshTable } from "../helpers/db.js";
-import { apiEvent, invoke } from "../helpers/events.js";
+import { type PostsTable, freshTable, localConfig } from "../helpers/db.js";
+import { invoke } from "../helpers/events.js";
+import { handlersOver } from "../helpers/handlers.js";
 
-let table: Awaited<ReturnType<typeof freshTable>>;
+let table: PostsTable;
 /** A second client on the same table that fails the calls a test chooses and forwards the rest. */
 let faulty: DynamoDBDocumentClient;
 let mock: ReturnType<typeof mockClient>;
@@ -58,7 +51,7 @@ describe("a DynamoDB error", () => {
   it("during create: 500, no post written (the counter value may be spent)", async () => {
     mock.on(PutCommand).rejects(FAILURE);
     const before = (await table.items()).filter((item) => item.id !== 0);
-    const response = await invoke(createPost(repo), {
+    const response = await invoke(handlersOver(repo).create, {
       method: "POST",
       body: { title: "t", content: "c" },
     });
@@ -72,7 +65,7 @@ describe("a DynamoDB error", () => {
   it("during update: 500 and the stored post unchanged", async () => {
     const post = await table.repository.create({ title: "keep", content: "me" });
     mock.on(UpdateCommand).rejects(FAILURE);
-    const response = await invoke(updatePost(repo), {
+    const response = await invoke(handlersOver(repo).update, {
       method: "PUT",
       postId: String(post.id),
       body: { title: "lost" },
@@ -87,7 +80,10 @@ describe("a DynamoDB error", () => {
   it("during delete: 500 and the post still there", async () => {
     const post = await table.repository.create({ title: "stay", content: "" });
     mock.on(DeleteCommand).rejects(FAILURE);
-    const response = await invoke(deletePost(repo), { method: "DELETE", postId: String(post.id) });
+    const response = await invoke(handlersOver(repo).delete, {
+      method: "DELETE",
+      postId: String(post.id),
+    });
     expect(response).toMatchObject({
       status: 500,
       body: { detail: "DB ERROR: InternalServerError: Internal server error" },
@@ -97,7 +93,7 @@ describe("a DynamoDB error", () => {
 
   it("during get: 500 with the same shape", async () => {
     mock.on(GetCommand).rejects(FAILURE);
-    expect(await invoke(getPost(repo), { method: "GET", postId: "1" })).toMatchObject({
+    expect(await invoke(handlersOver(repo).get, { method: "GET", postId: "1" })).toMatchObject({
       status: 500,
       body: { detail: "DB ERROR: InternalServerError: Internal server error" },
     });
@@ -105,7 +101,7 @@ describe("a DynamoDB error", () => {
 
   it("during list: 500 with the same shape", async () => {
     mock.on(ScanCommand).rejects(FAILURE);
-    expect(await invoke(listPosts(repo), { method: "GET" })).toMatchObject({
+    expect(await invoke(handlersOver(repo).list, { method: "GET" })).toMatchObject({
       status: 500,
       body: { detail: "DB ERROR: InternalServerError: Internal server error" },
     });
@@ -119,7 +115,7 @@ describe("a DynamoDB error", () => {
         LastEvaluatedKey: { id: 1 },
       })
       .rejects(FAILURE);
-    expect(await invoke(listPosts(repo), { method: "GET" })).toMatchObject({ status: 500 });
+    expect(await invoke(handlersOver(repo).list, { method: "GET" })).toMatchObject({ status: 500 });
   });
 
   it("never shows ARNs, account ids or the table name", async () => {
@@ -131,7 +127,7 @@ describe("a DynamoDB error", () => {
           `User: arn:aws:sts::123456789012:assumed-role/api/fn is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:us-east-1:123456789012:table/${table.tableName}`,
         ),
       );
-    const response = await invoke(createPost(repo), {
+    const response = await invoke(handlersOver(repo).create, {
       method: "POST",
       body: { title: "t", content: "c" },
     });
@@ -146,20 +142,17 @@ describe("a DynamoDB error", () => {
 describe("an unreachable DynamoDB", () => {
   it("answers 500 DB ERROR promptly on every operation", async () => {
     const port = await freePort();
-    const config = readConfig({
-      TABLE_NAME: "nowhere",
-      AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}`,
-    });
-    const client = createDocumentClient(config);
-    const down = new DynamoPostRepository(client, "nowhere");
+    const { client, posts: down } = buildRuntime(
+      localConfig(`http://127.0.0.1:${port}`, "nowhere"),
+    );
     try {
       const started = Date.now();
       const responses = await Promise.all([
-        invoke(listPosts(down), { method: "GET" }),
-        invoke(getPost(down), { method: "GET", postId: "1" }),
-        invoke(createPost(down), { method: "POST", body: { title: "t", content: "c" } }),
-        invoke(updatePost(down), { method: "PUT", postId: "1", body: {} }),
-        invoke(deletePost(down), { method: "DELETE", postId: "1" }),
+        invoke(handlersOver(down).list, { method: "GET" }),
+        invoke(handlersOver(down).get, { method: "GET", postId: "1" }),
+        invoke(handlersOver(down).create, { method: "POST", body: { title: "t", content: "c" } }),
+        invoke(handlersOver(down).update, { method: "PUT", postId: "1", body: {} }),
+        invoke(handlersOver(down).delete, { method: "DELETE", postId: "1" }),
       ]);
       for (const response of responses) {
         expect(response.status).toBe(500);
@@ -168,61 +161,6 @@ describe("an unreachable DynamoDB", () => {
         );
       }
       expect(Date.now() - started).toBeLessThan(10_000); // the functions' configured timeout
-    } finally {
-      client.destroy();
-    }
-  });
-});
-
-describe("a DynamoDB that accepts connections but never answers", () => {
-  let silent: Server;
-  let endpoint = "";
-  const sockets = new Set<Socket>();
-  beforeAll(async () => {
-    silent = createServer((socket) => {
-      sockets.add(socket); // read nothing, answer nothing
-      socket.on("close", () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => silent.close(resolve));
-  });
-
-  const config = () => readConfig({ TABLE_NAME: "silent", AWS_ENDPOINT_URL_DYNAMODB: endpoint });
-
-  it("times each call out in the SDK, retries, then answers 500", async () => {
-    const client = createDocumentClient(config(), {
-      requestHandler: { requestTimeout: 200, throwOnRequestTimeout: true },
-    });
-    try {
-      const response = await invoke(getPost(new DynamoPostRepository(client, "silent")), {
-        method: "GET",
-        postId: "1",
-      });
-      expect(response.status).toBe(500);
-      expect((response.body as { detail: string }).detail).toMatch(/^DB ERROR: TimeoutError: /);
-    } finally {
-      client.destroy();
-    }
-  });
-
-  it("answers 500 before the function's timeout even when calls take longer", async () => {
-    const client = createDocumentClient(config()); // the production timeouts: 3 s per attempt
-    try {
-      const handler = createPost(new DynamoPostRepository(client, "silent"));
-      const started = Date.now();
-      const result = (await handler(
-        apiEvent({ method: "POST", body: { title: "t", content: "c" } }),
-        { getRemainingTimeInMillis: () => 2_000 },
-      )) as APIGatewayProxyStructuredResultV2;
-      expect(Date.now() - started).toBeLessThan(2_000);
-      expect(result.statusCode).toBe(500);
-      expect(JSON.parse(result.body ?? "")).toEqual({
-        detail: "DB ERROR: TimeoutError: storage did not answer within 1000 ms",
-      });
     } finally {
       client.destroy();
     }

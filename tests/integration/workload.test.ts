@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freshTable } from "../helpers/db.js";
+import { type PostsTable, freshTable } from "../helpers/db.js";
+import { POST_KEYS, SHOWN_TIMESTAMP, STORED_TIMESTAMP } from "../helpers/post-shape.js";
 import type {
   Operation,
   OperationRecord,
@@ -25,13 +26,9 @@ const ID_RANGE = 300;
 const WORKER_TIME_LIMIT_MS = 45_000;
 const REPORT_TIMEOUT_MS = 75_000;
 
-const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];
-const SHOWN_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 type Item = Record<string, unknown>;
 type Post = { id: number; title: string; content: string };
-let table: Awaited<ReturnType<typeof freshTable>>;
+let table: PostsTable;
 let bundleDir: string;
 let workerBundle: string;
 const children: ChildProcess[] = [];

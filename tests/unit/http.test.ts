@@ -8,15 +8,16 @@ import {
   PayloadTooLargeError,
   StorageError,
 } from "../../lib/errors.js";
+import { httpHandler } from "../../lib/http-handler.js";
+import { BODY_MAX_BYTES } from "../../lib/http-request.js";
 import {
-  BODY_MAX_BYTES,
   RESPONSE_MAX_BYTES,
   acceptsGzip,
   created,
-  httpHandler,
   noContent,
   ok,
-} from "../../lib/http.js";
+} from "../../lib/http-response.js";
+import { IdempotencyError } from "../../lib/idempotent-create.js";
 import type { Logger, LogFields } from "../../lib/logger.js";
 import { sanitizeErrorMessage } from "../../lib/dynamodb.js";
 import { apiEvent, invoke } from "../helpers/events.js";
@@ -38,6 +39,17 @@ describe("error mapping", () => {
     [new BadRequestError("bad"), 400, "bad"],
     [new NotFoundError(9), 404, "Blog post #9 not found"],
     [new ConflictError(9), 409, "Blog post #9 already exists"],
+    [new IdempotencyError("disabled"), 400, "Idempotency-Key is not enabled on this deployment"],
+    [
+      new IdempotencyError("in-progress"),
+      409,
+      "A request with this Idempotency-Key is still in progress; retry shortly",
+    ],
+    [
+      new IdempotencyError("reused"),
+      422,
+      "Idempotency-Key was already used with a different request body",
+    ],
     [new PayloadTooLargeError("big"), 413, "big"],
     [
       new StorageError("ProvisionedThroughputExceededException: slow down"),
@@ -57,9 +69,13 @@ describe("error mapping", () => {
 
   it("logs the stack of an unexpected error but never returns it", async () => {
     const { logger, lines } = recordingLogger();
-    const handler = httpHandler(async () => {
-      throw new RangeError("boom");
-    }, logger);
+    const handler = httpHandler(
+      async () => {
+        throw new RangeError("boom");
+      },
+      logger,
+      { pathParameter: "post_pk" },
+    );
     const response = await invoke(handler, { method: "GET", postId: "4" });
     expect(JSON.stringify(response.body)).not.toContain("boom");
     expect(lines).toHaveLength(1);
@@ -173,6 +189,16 @@ describe("sanitizeErrorMessage", () => {
     expect(clean).not.toMatch(/arn:|123456789012|prod-posts/);
     expect(clean).toContain("is not authorized");
   });
+
+  it("replaces a short table name only where it stands as a whole name", () => {
+    const message = "connect ECONNREFUSED 127.0.0.1:8000; Requested resource not found: Table: t";
+    expect(sanitizeErrorMessage(message, ["t"])).toBe(
+      "connect ECONNREFUSED 127.0.0.1:8000; Requested resource not found: Table: <table>",
+    );
+    expect(
+      sanitizeErrorMessage("table/t.v2 and t.v2 but not t.v20 or at.v2; t.v2.", ["t.v2"]),
+    ).toBe("table/<table> and <table> but not t.v20 or at.v2; <table>.");
+  });
 });
 
 describe("compression and the response limit", () => {
@@ -260,6 +286,43 @@ describe("answering in time", () => {
       detail: "DB ERROR: TimeoutError: storage did not answer within 300 ms",
     });
     expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
+  });
+
+  it("aborts the step's signal when the deadline passes, and only then", async () => {
+    const seen: AbortSignal[] = [];
+    const waiting = httpHandler(
+      (request) =>
+        new Promise<never>((_, reject) => {
+          seen.push(request.signal);
+          request.signal.addEventListener("abort", () => reject(request.signal.reason));
+        }),
+      recordingLogger().logger,
+    );
+    const quick = httpHandler(async (request) => {
+      seen.push(request.signal);
+      return ok([]);
+    }, recordingLogger().logger);
+    const context = { getRemainingTimeInMillis: () => 1_200 };
+    const late = (await waiting(apiEvent({ method: "GET" }), context)) as { statusCode: number };
+    await quick(apiEvent({ method: "GET" }), context);
+    expect(late.statusCode).toBe(500);
+    expect(seen.map((signal) => signal.aborted)).toEqual([true, false]);
+    expect(String(seen[0]?.reason)).toContain("storage did not answer within 200 ms");
+  });
+
+  it("shows the step the route's path parameter only when the handler names it", async () => {
+    const echo = (options?: { pathParameter: string }) =>
+      httpHandler(
+        async (request) => ok({ pathId: request.pathId ?? null }),
+        recordingLogger().logger,
+        options,
+      );
+    const event = { method: "GET" as const, postId: "12" };
+    expect((await invoke(echo({ pathParameter: "post_pk" }), event)).body).toEqual({
+      pathId: "12",
+    });
+    expect((await invoke(echo({ pathParameter: "other" }), event)).body).toEqual({ pathId: null });
+    expect((await invoke(echo(), event)).body).toEqual({ pathId: null });
   });
 
   it("logs the status the client gets, also when the size guard turns 200 into 500", async () => {

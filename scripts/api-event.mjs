@@ -1,5 +1,5 @@
-// Test and bench helper: API Gateway HTTP API (payload 2.0) events, as the gateway builds them.
-// Plain JavaScript, so the bench (plain Node) and the TypeScript tests share one factory.
+// API Gateway HTTP API (payload 2.0) events, as the gateway builds them, for the tests and the
+// bench alike. Plain JavaScript, so the bench (plain Node) and the TypeScript tests share it.
 
 /** @typedef {import("aws-lambda").APIGatewayProxyEventV2} ApiEvent */
 

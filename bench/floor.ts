@@ -1,0 +1,38 @@
+// The bench's floor: the storage calls the handlers make, through the client buildRuntime wires
+// and the production posts table, without a handler around them. Bundled like the handlers (bench/bundles.mjs), so
+// both sides run the same SDK code and a ratio measures only what the handler adds.
+import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/post.js";
+import { PostsTable } from "../lib/posts-table.js";
+import { buildRuntime } from "../lib/runtime.js";
+
+/** The storage calls of each operation, on the named table of DynamoDB Local at `endpoint`. */
+export function createFloor({ endpoint, region }: { endpoint: string; region: string }) {
+  const config = { tableName: "", idempotencyTableName: undefined, idBlockSize: 1 } as const;
+  const { client: db } = buildRuntime({ ...config, endpoint, region, logLevel: "silent" });
+  const table = (name: string) => new PostsTable(db, name);
+  return {
+    get: (name: string, id: number) => table(name).get(id),
+    put: (name: string, post: Post) => table(name).put(post),
+    nextId: (name: string) => table(name).reserveIds(1),
+    /** A create as the repository makes it (block size 1): a counter call, then the put. */
+    create: async (name: string, input: NewPost) =>
+      table(name).put(postToStore(input, await table(name).reserveIds(1))),
+    update: (name: string, id: number, changes: PostChanges) => table(name).update(id, changes),
+    remove: (name: string, id: number) => table(name).delete(id),
+    list: (name: string) => table(name).list(),
+    /** Seeds up to 25 posts in one BatchWrite (not a handler's call), retrying what is left over. */
+    batchPut: async (name: string, posts: Post[]) => {
+      let pending = { [name]: posts.map((Item) => ({ PutRequest: { Item } })) };
+      for (let attempt = 0; Object.keys(pending).length > 0; attempt++) {
+        if (attempt === 20) throw new Error(`BatchWrite on ${name}: items still unprocessed`);
+        const result = await db.send(new BatchWriteCommand({ RequestItems: pending }));
+        pending = (result.UnprocessedItems ?? {}) as typeof pending;
+      }
+    },
+    destroy: () => db.destroy(),
+  };
+}
+
+/** The floor's calls. */
+export type Floor = ReturnType<typeof createFloor>;

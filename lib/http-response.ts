@@ -1,0 +1,115 @@
+// HTTP adapter, responses: a step's reply (or error) as API Gateway's result: JSON, gzip when
+// the client accepts it, and the 6 MB guard.
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { gzipSync, constants as zlib } from "node:zlib";
+import { HttpError } from "./errors.js";
+import { IdempotencyError, type IdempotencyRefusal } from "./idempotent-create.js";
+
+/**
+ * Largest response Lambda can return (6 MB for the whole invocation result), less room for the
+ * status and headers around the body.
+ */
+export const RESPONSE_MAX_BYTES = 6 * 1024 * 1024 - 16 * 1024;
+/** Bodies smaller than this are not worth compressing. */
+const GZIP_MIN_BYTES = 1024;
+
+/** What a business step returns; the wrapper turns it into the HTTP response. */
+export interface Reply {
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** 200 with a JSON body. */
+export const ok = (body: unknown): Reply => ({ statusCode: 200, body });
+/** 201 with the created resource and where it lives. */
+export const created = (body: unknown, location: string): Reply => ({
+  statusCode: 201,
+  body,
+  headers: { location },
+});
+/** 204 carrying a `detail` (the spec asks for one; HTTP/1.1 clients will not see it). */
+export const noContent = (detail: string): Reply => ({ statusCode: 204, body: { detail } });
+
+// nosniff: a browser must never treat a post's text as HTML or script, whatever it contains.
+const JSON_HEADERS = { "content-type": "application/json", "x-content-type-options": "nosniff" };
+/** Error answers describe one moment (a missing post, a storage fault): no cache may keep them. */
+const ERROR_HEADERS = { "cache-control": "no-store" };
+
+/**
+ * Whether an Accept-Encoding header allows gzip: named with a non-zero q, or covered by `*`
+ * with a non-zero q when gzip is not named at all (an explicit `gzip;q=0` wins over `*`).
+ */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  const weights = new Map<string, number>();
+  for (const part of header.split(",")) {
+    const [coding = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    weights.set(coding.trim(), q === undefined ? 1 : Number(q.slice(2)));
+  }
+  const weight = weights.get("gzip") ?? weights.get("*") ?? 0;
+  return weight > 0;
+}
+
+/** Size of a string once it is embedded in Lambda's JSON result (quotes and escapes included). */
+function embeddedSize(text: string): number {
+  if (text.length < RESPONSE_MAX_BYTES / 6) return text.length;
+  // `text` is JSON already: embedding it again adds two quotes and escapes each `"` and `\`.
+  let size = Buffer.byteLength(text) + 2;
+  for (let i = 0; i < text.length; i++) if (text[i] === '"' || text[i] === "\\") size++;
+  return size;
+}
+
+function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredResultV2 {
+  const hint = compressed
+    ? "even compressed"
+    : "send Accept-Encoding: gzip to receive it compressed";
+  return {
+    statusCode: 500,
+    headers: { ...JSON_HEADERS, ...ERROR_HEADERS },
+    body: JSON.stringify({
+      detail: `Response too large: ${size} bytes exceed the 6 MB Lambda response limit (${hint})`,
+    }),
+  };
+}
+
+/** The result Lambda returns for a reply, gzipped when `gzip` and the body is worth it. */
+export function toResponse(reply: Reply, gzip: boolean): APIGatewayProxyStructuredResultV2 {
+  const body = JSON.stringify(reply.body);
+  const headers = {
+    ...JSON_HEADERS,
+    ...(reply.statusCode >= 400 ? ERROR_HEADERS : {}),
+    ...reply.headers,
+  };
+  if (gzip && body.length >= GZIP_MIN_BYTES) {
+    const zipped = gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
+    if (zipped.length > RESPONSE_MAX_BYTES) return tooLarge(zipped.length, true);
+    return {
+      statusCode: reply.statusCode,
+      headers: { ...headers, "content-encoding": "gzip", vary: "accept-encoding" },
+      body: zipped,
+      isBase64Encoded: true,
+    };
+  }
+  const size = embeddedSize(body);
+  if (size > RESPONSE_MAX_BYTES) return tooLarge(size, false);
+  return { statusCode: reply.statusCode, headers, body };
+}
+
+/** The status of each way a create with an Idempotency-Key can be refused. */
+const IDEMPOTENCY_STATUS: Record<IdempotencyRefusal, number> = {
+  disabled: 400,
+  reused: 422,
+  "in-progress": 409,
+};
+
+/** The reply for an error: its own status and message when it has one, else a bare 500. */
+export function errorReply(error: unknown): Reply {
+  if (error instanceof HttpError)
+    return { statusCode: error.statusCode, body: { detail: error.message } };
+  if (error instanceof IdempotencyError) {
+    return { statusCode: IDEMPOTENCY_STATUS[error.refusal], body: { detail: error.message } };
+  }
+  return { statusCode: 500, body: { detail: "Internal server error" } };
+}

@@ -1,0 +1,116 @@
+// Storage adapter, retries: a create at most once per Idempotency-Key. Claim the key, write the
+// post and the key's outcome in one transaction, replay that outcome to retries, take over a
+// claim whose owner died, release the claim when storage fails.
+import { randomUUID } from "node:crypto";
+import {
+  type DynamoDBDocumentClient,
+  TransactWriteCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { ConditionFailed } from "./dynamodb.js";
+import { ConflictError, StorageError } from "./errors.js";
+import { ID_TAKEN, type IdAllocator } from "./id-allocator.js";
+import type { IdempotentRequest } from "./idempotency.js";
+import { type IdempotencyKeyTable, type KeyOutcome, epochSeconds } from "./idempotency-keys.js";
+import { type NewPost, type Post, postToStore } from "./post.js";
+import type { PostsTable } from "./posts-table.js";
+
+/** How long a retry waits for the first request with its key to finish. */
+const RETRY_WAIT_MS = 5_000;
+
+/** Why a create with an Idempotency-Key was refused; the HTTP edge picks the status. */
+export type IdempotencyRefusal = "disabled" | "reused" | "in-progress";
+
+const REFUSALS: Record<IdempotencyRefusal, string> = {
+  disabled: "Idempotency-Key is not enabled on this deployment",
+  reused: "Idempotency-Key was already used with a different request body",
+  "in-progress": "A request with this Idempotency-Key is still in progress; retry shortly",
+};
+
+/** A create with an Idempotency-Key that cannot run now, or never will. */
+export class IdempotencyError extends Error {
+  constructor(readonly refusal: IdempotencyRefusal) {
+    super(REFUSALS[refusal]);
+    this.name = "IdempotencyError";
+  }
+}
+
+/** What a transaction returns when another request took the key over meanwhile. */
+const KEY_LOST = Symbol("key lost");
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The Idempotency-Key protocol over the posts table and the keys table. */
+export class IdempotentCreate {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly posts: PostsTable,
+    private readonly ids: IdAllocator,
+    private readonly keys: IdempotencyKeyTable,
+  ) {}
+
+  /** Creates the post, or returns (or rethrows) the outcome of the first request with this key. */
+  async create(input: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post> {
+    const waitUntil = Date.now() + RETRY_WAIT_MS;
+    for (;;) {
+      const owner = randomUUID();
+      const claimed = await this.keys.claim(request, owner, signal);
+      const record = claimed ? undefined : await this.keys.read(request.key, signal);
+      // A claim whose answer was lost shows up as a record this request owns.
+      if (claimed || (record?.owner === owner && record.state === "pending")) {
+        const post = await this.createClaimed(input, request.key, owner, signal);
+        if (post) return post;
+        continue; // another request took the key over meanwhile: use its outcome
+      }
+      if (!record || record.expires_at < epochSeconds()) continue;
+      if (record.fingerprint !== request.fingerprint) throw new IdempotencyError("reused");
+      if (record.state === "done") {
+        if (record.status === 409) throw new ConflictError(record.conflict_id ?? 0);
+        return record.post as Post;
+      }
+      if (record.lease_until < Date.now()) continue; // the first request died: take over
+      if (Date.now() > waitUntil) throw new IdempotencyError("in-progress");
+      await sleep(50 + Math.random() * 100);
+    }
+  }
+
+  /**
+   * Writes the post and marks the key done in one transaction, so a post exists exactly when
+   * its key says so. Returns undefined when the key was taken over by another request.
+   */
+  private async createClaimed(input: NewPost, key: string, owner: string, signal?: AbortSignal) {
+    const options = { abortSignal: signal };
+    const finish = (outcome: KeyOutcome) => this.keys.finish(key, owner, outcome);
+    const write = async (id: number): Promise<Post | typeof ID_TAKEN | typeof KEY_LOST> => {
+      const post = postToStore(input, id);
+      const items = [{ Put: this.posts.putNew(post) }, { Update: finish({ status: 201, post }) }];
+      try {
+        const transaction = new TransactWriteCommand({ TransactItems: items });
+        await this.posts.call(() => this.db.send(transaction, options));
+        return post;
+      } catch (error) {
+        if (!(error instanceof ConditionFailed)) throw error;
+        const keyLost = error.reasons[1] === "ConditionalCheckFailed";
+        return keyLost ? KEY_LOST : ID_TAKEN;
+      }
+    };
+    try {
+      const written =
+        input.id === undefined ? await this.ids.withFreeId(write, signal) : await write(input.id);
+      if (written === KEY_LOST) return undefined;
+      if (written !== ID_TAKEN) return written;
+      const conflictId = input.id as number;
+      try {
+        const record = finish({ status: 409, id: conflictId });
+        await this.posts.call(() => this.db.send(new UpdateCommand(record), options));
+      } catch (failure) {
+        if (failure instanceof ConditionFailed) return undefined;
+        throw failure;
+      }
+      throw new ConflictError(conflictId);
+    } catch (error) {
+      if (error instanceof StorageError) await this.keys.release(key, owner, signal);
+      throw error;
+    }
+  }
+}

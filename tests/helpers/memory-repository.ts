@@ -1,0 +1,72 @@
+// Test helper: a PostRepository in memory, for handler tests where DynamoDB's behaviour is not
+// what is under test, so they run without Java. It keeps the repository's contract: counter ids
+// that skip client-chosen ones, 409 for a taken id, 404 on update, Idempotency-Key replays.
+import { ConflictError, NotFoundError } from "../../lib/errors.js";
+import type { IdempotentRequest } from "../../lib/idempotency.js";
+import { IdempotencyError } from "../../lib/idempotent-create.js";
+import { type NewPost, type Post, type PostChanges, postToStore } from "../../lib/post.js";
+import type { PostRepository } from "../../lib/repository.js";
+import { now } from "../../lib/timestamps.js";
+
+/** Posts in a Map; `idempotency: false` behaves like a deployment without the keys table. */
+export class InMemoryPostRepository implements PostRepository {
+  private readonly posts = new Map<number, Post>();
+  private readonly keys = new Map<string, { fingerprint: string; outcome: Post | number }>();
+  private lastId = 0;
+
+  constructor(private readonly options: { idempotency?: boolean } = {}) {}
+
+  /** Every stored post, as a deep copy to compare before and after a call. */
+  snapshot(): Post[] {
+    return structuredClone([...this.posts.values()]);
+  }
+
+  async list(): Promise<Post[]> {
+    return [...this.posts.values()].sort((a, b) => a.id - b.id);
+  }
+
+  async get(id: number): Promise<Post | undefined> {
+    return this.posts.get(id);
+  }
+
+  async create(input: NewPost): Promise<Post> {
+    if (input.id !== undefined && this.posts.has(input.id)) throw new ConflictError(input.id);
+    let id = input.id;
+    while (id === undefined || this.posts.has(id)) id = ++this.lastId;
+    const post = postToStore(input, id);
+    this.posts.set(id, post);
+    return post;
+  }
+
+  async createOnce(input: NewPost, request: IdempotentRequest): Promise<Post> {
+    if (this.options.idempotency === false) throw new IdempotencyError("disabled");
+    const seen = this.keys.get(request.key);
+    if (seen && seen.fingerprint !== request.fingerprint) throw new IdempotencyError("reused");
+    if (seen) {
+      if (typeof seen.outcome === "number") throw new ConflictError(seen.outcome);
+      return seen.outcome;
+    }
+    try {
+      const post = await this.create(input);
+      this.keys.set(request.key, { fingerprint: request.fingerprint, outcome: post });
+      return post;
+    } catch (error) {
+      if (error instanceof ConflictError && input.id !== undefined) {
+        this.keys.set(request.key, { fingerprint: request.fingerprint, outcome: input.id });
+      }
+      throw error;
+    }
+  }
+
+  async update(id: number, changes: PostChanges): Promise<Post> {
+    const post = this.posts.get(id);
+    if (!post) throw new NotFoundError(id);
+    const updated = { ...post, ...changes, updated_at: now() };
+    this.posts.set(id, updated);
+    return updated;
+  }
+
+  async delete(id: number): Promise<void> {
+    this.posts.delete(id);
+  }
+}
