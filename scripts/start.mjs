@@ -18,6 +18,7 @@ import {
 // Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const root = fileURLToPath(new URL("..", import.meta.url));
+const require = createRequire(import.meta.url);
 const port = Number(process.env.PORT ?? 3000);
 const lambdaPort = Number(process.env.LAMBDA_PORT ?? port + 2);
 const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
@@ -38,24 +39,27 @@ async function stop(code = 0) {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop());
 
 /** Prints what went wrong (a setup problem without a stack trace) and stops what was started. */
+/** @typedef {{ issuerUrl: string, audience: string[], writeScope?: string, reads: boolean }} Auth */
+/** @type {Auth | undefined} */
+let auth;
+/** The JWT settings as serverless.yml reads them; a bad AUTH_* setting stops here in one line. */
+function readAuthSettings() {
+  try {
+    return /** @type {Auth | undefined} */ (require("../config/auth.cjs").readAuth());
+  } catch (error) {
+    throw new SetupError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 async function fail(/** @type {unknown} */ error) {
   console.error(error instanceof SetupError ? error.message : error);
   await stop(1);
 }
 
-/** @type {{ issuerUrl: string, audience: string[], writeScope?: string, reads: boolean } | undefined} */
-let auth;
-try {
-  // The same reading serverless.yml makes; a bad AUTH_* setting stops here in one line.
-  auth = createRequire(import.meta.url)("../config/auth.cjs").readAuth();
-} catch (error) {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-}
-
 try {
   // Before anything is imported from node_modules or started.
   requireInstalledPackages(root);
+  auth = readAuthSettings();
   requireJava();
   await requireFreePort(port, "the API", "PORT");
   await requireFreePort(lambdaPort, "serverless-offline's Lambda endpoint", "LAMBDA_PORT");

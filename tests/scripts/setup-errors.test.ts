@@ -147,6 +147,12 @@ describe("npm start refuses, before starting anything", () => {
   });
   afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
 
+  it("when an AUTH_* setting is incomplete", async () => {
+    const outcome = await start({ AUTH_ISSUER_URL: "https://issuer.example" });
+    expectOneCleanMessage(outcome, /AUTH_AUDIENCE must name at least one audience/);
+    expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
+  });
+
   it("when the API port is taken", async () => {
     const outcome = await start({ PORT: String(heldPort) });
     expectOneCleanMessage(outcome, new RegExp(`Port ${heldPort} is already in use`), /PORT=/);
@@ -176,6 +182,7 @@ describe("npm start refuses, before starting anything", () => {
   it("when npm install has not run", async () => {
     const bare = join(scratch, "checkout-without-packages");
     await cp(join(root, "scripts"), join(bare, "scripts"), { recursive: true });
+    await cp(join(root, "config"), join(bare, "config"), { recursive: true });
     await cp(join(root, "package.json"), join(bare, "package.json"));
     const outcome = await start({}, bare);
     expectOneCleanMessage(outcome, /not installed/, /npm install/);
