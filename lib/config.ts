@@ -9,6 +9,8 @@ export interface Config {
   endpoint: string | undefined;
   region: string;
   logLevel: "info" | "error" | "silent";
+  /** The `service` key of every log line (Powertools' POWERTOOLS_SERVICE_NAME); the logger's default when absent. */
+  serviceName?: string;
   /** Ids each instance reserves per counter call; 1 means one counter call per create. */
   idBlockSize: number;
 }
@@ -31,6 +33,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     endpoint: env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
     region: env.AWS_REGION || "us-east-1",
     logLevel,
+    serviceName: env.POWERTOOLS_SERVICE_NAME || undefined,
     idBlockSize,
   };
 }

@@ -4,12 +4,12 @@ import type { Context, APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from "a
 import { StorageError } from "./errors.js";
 import { type ApiRequest, apiRequest, findHeader } from "./http-request.js";
 import { type Reply, acceptsGzip, errorReply, toResponse } from "./http-response.js";
-import type { Logger } from "./logger.js";
+import { type InvocationContext, type Logger, invocationFields } from "./logger.js";
 
 type BusinessStep = (request: ApiRequest) => Promise<Reply>;
 export type ApiHandler = (
   event: APIGatewayProxyEventV2,
-  context?: Pick<Context, "getRemainingTimeInMillis">,
+  context?: Pick<Context, "getRemainingTimeInMillis"> & InvocationContext,
 ) => Promise<APIGatewayProxyResultV2>;
 
 /** How a route is wrapped. */
@@ -55,8 +55,12 @@ export function httpHandler(
   logger: Logger,
   { pathParameter }: RouteOptions = {},
 ): ApiHandler {
+  // The first invocation of an instance is its cold start.
+  let coldStart = true;
   return async (event, context) => {
     const started = performance.now();
+    const invocation = invocationFields(context, coldStart);
+    coldStart = false;
     const pathId = pathParameter === undefined ? undefined : event.pathParameters?.[pathParameter];
     const timeLeft = context?.getRemainingTimeInMillis() ?? DEFAULT_TIME_LEFT_MS;
     const deadline = new AbortController();
@@ -71,7 +75,8 @@ export function httpHandler(
     }
     const response = toResponse(reply, acceptsGzip(findHeader(event.headers, "accept-encoding")));
     const fields = {
-      requestId: event.requestContext?.requestId,
+      ...invocation,
+      api_request_id: event.requestContext?.requestId,
       method: event.requestContext?.http?.method,
       route: event.routeKey,
       postId: pathId,
@@ -83,9 +88,7 @@ export function httpHandler(
       const cause = err.cause instanceof Error ? err.cause : err;
       logger.error("request failed", {
         ...fields,
-        errorName: cause.name,
-        errorMessage: cause.message,
-        stack: cause.stack,
+        error: { name: cause.name, message: cause.message, stack: cause.stack },
       });
     } else {
       logger.info("request", fields);

@@ -23,5 +23,5 @@ export function buildRuntime(
     idempotencyTableName: config.idempotencyTableName,
     idBlockSize: config.idBlockSize,
   });
-  return { client, logger: createLogger(config.logLevel), posts };
+  return { client, logger: createLogger(config.logLevel, config.serviceName), posts };
 }

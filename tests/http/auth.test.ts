@@ -94,6 +94,32 @@ describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIEN
     expect(await storedPosts(api)).toEqual([]);
   });
 
+  it("logs each request with Powertools Logger's keys, as Lambda's context gives them", async () => {
+    const made = await call(api, "POST", "/api/post", await token(), post);
+    expect(made.status).toBe(201);
+    const id = (made.body as { id: number }).id;
+    await expect.poll(() => api.output()).toContain('"route":"POST /api/post"');
+    const lines = api
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const creates = lines.filter((line) => line.route === "POST /api/post" && line.status === 201);
+    expect(creates.length).toBeGreaterThan(0);
+    expect(creates.at(-1)).toMatchObject({
+      level: "INFO",
+      message: "request",
+      service: "blog-post-api",
+      cold_start: expect.any(Boolean),
+      function_name: "blog-post-api-test-createPost",
+      function_memory_size: 1024,
+      function_request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      api_request_id: expect.any(String),
+      method: "POST",
+    });
+    expect(id).toBeGreaterThan(0);
+  });
+
   it("never writes a token or the Authorization header to the log", async () => {
     const secret = await token({ sub: "someone-whose-token-must-not-leak" });
     expect((await call(api, "POST", "/api/post", secret, post)).status).toBe(201);

@@ -170,6 +170,7 @@ describe("throttles and cost ceilings", () => {
     [{ API_RATE_LIMIT: "fast" }, /API_RATE_LIMIT must be a positive integer/],
     [{ TABLE_MAX_READ_UNITS: "0" }, /TABLE_MAX_READ_UNITS must be a positive integer/],
     [{ RESERVED_CONCURRENCY: "listPost=3" }, /RESERVED_CONCURRENCY entries must be/],
+    [{ LOG_LEVEL: "verbose" }, /LOG_LEVEL must be info, error or silent/],
     [{ AUTH_ISSUER_URL: "https://issuer.example" }, /AUTH_AUDIENCE must name at least one/],
     [{ ...AUTH, AUTH_READS: "yes" }, /AUTH_READS must be true or false/],
   ])("refuses %o with a message naming the setting", async (settings, message) => {

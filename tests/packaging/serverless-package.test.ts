@@ -46,6 +46,7 @@ beforeAll(async () => {
   const withOptions = templateEnv({
     ALARM_TOPIC_ARN: ALARM_TOPIC,
     CORS_ORIGINS: "https://blog.example",
+    LOG_LEVEL: "error",
   });
   // One at a time: two packagings in one folder share serverless's working files.
   const plain = await packageInto(packageDir, env);
@@ -113,6 +114,25 @@ describe("Lambda functions", () => {
       expect(await zipEntries(join(packageDir, zip)), id).toEqual([
         { name: bundle, size: built.size },
       ]);
+    }
+  });
+
+  it("each logs in Lambda's JSON format at the level LOG_LEVEL sets (info by default)", () => {
+    const configuredFunctions = Object.values(configured.Resources).filter(
+      (resource) => resource.Type === "AWS::Lambda::Function",
+    );
+    for (const [template, level] of [
+      [functions().map(([, fn]) => fn as unknown as Record<string, unknown>), "INFO"],
+      [configuredFunctions.map((fn) => fn.Properties), "ERROR"],
+    ] as const) {
+      expect(template).toHaveLength(5);
+      for (const fn of template) {
+        expect(fn.LoggingConfig).toEqual({
+          LogFormat: "JSON",
+          ApplicationLogLevel: level,
+          SystemLogLevel: "INFO",
+        });
+      }
     }
   });
 

@@ -82,11 +82,12 @@ describe("error mapping", () => {
     expect(lines[0]?.level).toBe("error");
     expect(lines[0]?.fields).toMatchObject({
       status: 500,
-      errorName: "RangeError",
+      error: { name: "RangeError", message: "boom" },
       postId: "4",
       route: "GET /api/post/{post_pk}",
     });
-    expect(String(lines[0]?.fields?.stack)).toContain("RangeError: boom");
+    const error = lines[0]?.fields?.error as { stack?: string };
+    expect(String(error.stack)).toContain("RangeError: boom");
   });
 
   it("logs one info line with status and duration for a normal request", async () => {
