@@ -1,6 +1,7 @@
 // Integration: storage failures give 500 `DB ERROR: …` and leave nothing half-written.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import {
+  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -39,6 +40,7 @@ beforeEach(() => {
   mock.reset();
   const real = table.documentClient;
   mock.on(GetCommand).callsFake((input) => real.send(new GetCommand(input)));
+  mock.on(BatchGetCommand).callsFake((input) => real.send(new BatchGetCommand(input)));
   mock.on(PutCommand).callsFake((input) => real.send(new PutCommand(input)));
   mock.on(UpdateCommand).callsFake((input) => real.send(new UpdateCommand(input)));
   mock.on(DeleteCommand).callsFake((input) => real.send(new DeleteCommand(input)));
