@@ -20,6 +20,8 @@ export interface Reply {
   body: unknown;
   /** The body already serialized as JSON; sent as is instead of `body`. */
   json?: string;
+  /** Where the gzipped `json` is kept once made, so a body answered again is not compressed again. */
+  encoded?: { gzip?: string };
   headers?: Record<string, string>;
 }
 
@@ -35,10 +37,15 @@ export const created = (body: unknown, location: string): Reply => ({
  * 200 with a body already serialized and its ETag, or 304 without a body when If-None-Match
  * shows the client holds it. `no-cache`: a cache may keep it but must revalidate every time.
  */
-export function okUnlessHeld(json: string, etag: string, ifNoneMatch: string | undefined): Reply {
+export function okUnlessHeld(
+  json: string,
+  etag: string,
+  ifNoneMatch: string | undefined,
+  encoded?: { gzip?: string },
+): Reply {
   const headers = { etag, "cache-control": "no-cache" };
   if (matchesIfNoneMatch(ifNoneMatch, etag)) return { statusCode: 304, body: undefined, headers };
-  return { statusCode: 200, body: undefined, json, headers };
+  return { statusCode: 200, body: undefined, json, encoded, headers };
 }
 /** 204 carrying a `detail` (the spec asks for one; HTTP/1.1 clients will not see it). */
 export const noContent = (detail: string): Reply => ({ statusCode: 204, body: { detail } });
@@ -99,7 +106,9 @@ export function toResponse(reply: Reply, gzip: boolean): APIGatewayProxyStructur
     ...reply.headers,
   };
   if (gzip && body.length >= GZIP_MIN_BYTES) {
-    const zipped = gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
+    const zipped =
+      reply.encoded?.gzip ?? gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
+    if (reply.encoded) reply.encoded.gzip = zipped;
     if (zipped.length > RESPONSE_MAX_BYTES) return tooLarge(zipped.length, true);
     if (headers.etag) headers.etag = gzippedEtag(headers.etag);
     return {

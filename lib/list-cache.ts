@@ -11,10 +11,14 @@ import type { PostsTable } from "./posts-table.js";
  */
 export const LIST_CACHE_MAX_AGE_MS = 60_000;
 
-/** The list as it is answered: the JSON array of every post, ascending by id, and its ETag. */
+/**
+ * The list as it is answered: the JSON array of every post, ascending by id, its ETag, and its
+ * gzipped form once a response has made it (kept with the body, so a warm list is not recompressed).
+ */
 export interface ListBody {
   json: string;
   etag: string;
+  encoded: { gzip?: string };
 }
 
 /**
@@ -54,7 +58,7 @@ export class ListCache {
     this.kept = undefined;
     const builtAt = this.clock();
     const json = await scanJson(this.table, signal);
-    const body = { json, etag: etagOf(json) };
+    const body = { json, etag: etagOf(json), encoded: {} };
     const after = await this.marker.read(signal);
     if (after === before) this.kept = { marker: before, body, builtAt };
     return body;

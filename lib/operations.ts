@@ -15,8 +15,8 @@ const ONE_POST = { pathParameter: "post_pk" };
 /** GET /api/post → every post, ascending by id (304 when If-None-Match names that list). */
 export const listPosts = (posts: PostRepository, log: Logger) =>
   httpHandler(async (request) => {
-    const { json, etag } = await posts.listJson(request.signal);
-    return okUnlessHeld(json, etag, request.header("if-none-match"));
+    const { json, etag, encoded } = await posts.listJson(request.signal);
+    return okUnlessHeld(json, etag, request.header("if-none-match"), encoded);
   }, log);
 
 /** GET /api/post/{post_pk} → the post (304 when If-None-Match names it), or 404. */

@@ -53,6 +53,16 @@ describe("a body sent already serialized", () => {
     expect(response.headers?.etag).toBe(gzippedEtag(etagOf(json)));
   });
 
+  it("is compressed once: the gzip kept with the body is answered again", () => {
+    const json = JSON.stringify(Array.from({ length: 50 }, (_, id) => ({ id, title: "t" })));
+    const encoded: { gzip?: string } = {};
+    const first = toResponse(okUnlessHeld(json, etagOf(json), undefined, encoded), true);
+    expect(encoded.gzip).toBe(first.body);
+    encoded.gzip = "a-kept-value";
+    const again = toResponse(okUnlessHeld(json, etagOf(json), undefined, encoded), true);
+    expect(again.body).toBe("a-kept-value");
+  });
+
   it("over 6 MB is refused with the clear 500, uncompressed or not compressible enough", () => {
     // Random base64 barely compresses, and the gzipped bytes grow again as base64.
     const big = JSON.stringify([randomBytes(RESPONSE_MAX_BYTES).toString("base64")]);
