@@ -3,7 +3,17 @@ import { createHash } from "node:crypto";
 
 /** A strong ETag for a JSON body: a hash of its UTF-8 bytes, so equal bodies share a tag. */
 export function etagOf(json: string): string {
-  return `"${createHash("sha256").update(json).digest("base64url").slice(0, 32)}"`;
+  return etagOfParts([json]);
+}
+
+/**
+ * The ETag of the body these parts make once joined, hashed part by part: a large body is
+ * never converted to bytes all at once.
+ */
+export function etagOfParts(parts: string[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(part);
+  return `"${hash.digest("base64url").slice(0, 32)}"`;
 }
 
 /**

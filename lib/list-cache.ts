@@ -1,7 +1,7 @@
 // Storage adapter, list cache: the whole list's JSON kept per instance and answered again while
 // the change marker has not moved, so an unchanged table costs one small read, not a Scan.
 import type { ChangeMarker } from "./change-marker.js";
-import { etagOf } from "./etag.js";
+import { etagOfParts } from "./etag.js";
 import { type Post, serializePost } from "./post.js";
 import type { PostsTable } from "./posts-table.js";
 
@@ -22,17 +22,23 @@ export interface ListBody {
 }
 
 /**
- * Every post as one JSON array, built page by page: each page's items become their JSON text
- * as they arrive, so the raw items and post objects of the whole table are never held at once.
+ * Every post as one JSON array and its ETag, built page by page: each page's items become their
+ * JSON text as they arrive, so the raw items and post objects of the whole table are never held
+ * at once; the parts are then joined in one copy and hashed without one.
  */
-export async function scanJson(table: PostsTable, signal?: AbortSignal): Promise<string> {
+export async function scanJson(
+  table: PostsTable,
+  signal?: AbortSignal,
+): Promise<Omit<ListBody, "encoded">> {
   const entries: { id: number; json: string }[] = [];
   await table.scanPages((page: Post[]) => {
     for (const post of page)
       entries.push({ id: post.id, json: JSON.stringify(serializePost(post)) });
   }, signal);
   entries.sort((a, b) => a.id - b.id);
-  return `[${entries.map((entry) => entry.json).join(",")}]`;
+  const parts = entries.map((entry, i) => (i === 0 ? "[" : ",") + entry.json);
+  parts.push(parts.length === 0 ? "[]" : "]");
+  return { json: parts.join(""), etag: etagOfParts(parts) };
 }
 
 /** The list of one instance, answered from memory while the marker stays where it was built. */
@@ -57,8 +63,7 @@ export class ListCache {
     // Markers only grow: a body built at another marker can never be answered again.
     this.kept = undefined;
     const builtAt = this.clock();
-    const json = await scanJson(this.table, signal);
-    const body = { json, etag: etagOf(json), encoded: {} };
+    const body = { ...(await scanJson(this.table, signal)), encoded: {} };
     const after = await this.marker.read(signal);
     if (after === before) this.kept = { marker: before, body, builtAt };
     return body;

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { etagOf, gzippedEtag, matchesIfNoneMatch } from "../../lib/etag.js";
+import { etagOf, etagOfParts, gzippedEtag, matchesIfNoneMatch } from "../../lib/etag.js";
 import { RESPONSE_MAX_BYTES, okUnlessHeld, toResponse } from "../../lib/http-response.js";
 
 const TAG = etagOf("[]");
@@ -71,5 +71,12 @@ describe("a body sent already serialized", () => {
       expect(response.statusCode).toBe(500);
       expect(JSON.parse(response.body!).detail).toMatch(/^Response too large: /);
     }
+  });
+});
+
+describe("a tag hashed in parts", () => {
+  it("is the tag of the joined body", () => {
+    const parts = ['[{"id":1}', ',{"id":2}', "]"];
+    expect(etagOfParts(parts)).toBe(etagOf(parts.join("")));
   });
 });
