@@ -14,6 +14,8 @@ export default tseslint.config(
       ".runtime-node/",
       "coverage/",
       "node_modules/",
+      ".stryker-tmp/",
+      "reports/",
     ],
   },
   js.configs.recommended,

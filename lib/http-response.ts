@@ -3,6 +3,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { gzipSync, constants as zlib } from "node:zlib";
 import { HttpError } from "./errors.js";
+import { gzippedEtag, matchesIfNoneMatch } from "./etag.js";
 import { IdempotencyError, type IdempotencyRefusal } from "./idempotent-create.js";
 
 /**
@@ -17,6 +18,10 @@ const GZIP_MIN_BYTES = 1024;
 export interface Reply {
   statusCode: number;
   body: unknown;
+  /** The body already serialized as JSON; sent as is instead of `body`. */
+  json?: string;
+  /** Where the gzipped `json` is kept once made, so a body answered again is not compressed again. */
+  encoded?: { gzip?: string };
   headers?: Record<string, string>;
 }
 
@@ -28,6 +33,20 @@ export const created = (body: unknown, location: string): Reply => ({
   body,
   headers: { location },
 });
+/**
+ * 200 with a body already serialized and its ETag, or 304 without a body when If-None-Match
+ * shows the client holds it. `no-cache`: a cache may keep it but must revalidate every time.
+ */
+export function okUnlessHeld(
+  json: string,
+  etag: string,
+  ifNoneMatch: string | undefined,
+  encoded?: { gzip?: string },
+): Reply {
+  const headers = { etag, "cache-control": "no-cache" };
+  if (matchesIfNoneMatch(ifNoneMatch, etag)) return { statusCode: 304, body: undefined, headers };
+  return { statusCode: 200, body: undefined, json, encoded, headers };
+}
 /** 204 carrying a `detail` (the spec asks for one; HTTP/1.1 clients will not see it). */
 export const noContent = (detail: string): Reply => ({ statusCode: 204, body: { detail } });
 
@@ -76,15 +95,22 @@ function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredR
 
 /** The result Lambda returns for a reply, gzipped when `gzip` and the body is worth it. */
 export function toResponse(reply: Reply, gzip: boolean): APIGatewayProxyStructuredResultV2 {
-  const body = JSON.stringify(reply.body);
-  const headers = {
+  if (reply.statusCode === 304) {
+    // Not Modified carries no body, only the validators the client already holds.
+    return { statusCode: 304, headers: { ...reply.headers, vary: "accept-encoding" } };
+  }
+  const body = reply.json ?? JSON.stringify(reply.body);
+  const headers: Record<string, string> = {
     ...JSON_HEADERS,
     ...(reply.statusCode >= 400 ? ERROR_HEADERS : {}),
     ...reply.headers,
   };
   if (gzip && body.length >= GZIP_MIN_BYTES) {
-    const zipped = gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
+    const zipped =
+      reply.encoded?.gzip ?? gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
+    if (reply.encoded) reply.encoded.gzip = zipped;
     if (zipped.length > RESPONSE_MAX_BYTES) return tooLarge(zipped.length, true);
+    if (headers.etag) headers.etag = gzippedEtag(headers.etag);
     return {
       statusCode: reply.statusCode,
       headers: { ...headers, "content-encoding": "gzip", vary: "accept-encoding" },

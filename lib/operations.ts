@@ -2,7 +2,8 @@
 // logger. Importing this module builds nothing; lib/runtime.ts wires it, handlers/ exposes it.
 import { NotFoundError } from "./errors.js";
 import { httpHandler } from "./http-handler.js";
-import { created, noContent, ok } from "./http-response.js";
+import { etagOf } from "./etag.js";
+import { created, noContent, ok, okUnlessHeld } from "./http-response.js";
 import { fingerprintPayload, parseIdempotencyKey } from "./idempotency.js";
 import type { Logger } from "./logger.js";
 import { parsePostId, serializePost, validateCreate, validateUpdate } from "./post.js";
@@ -11,18 +12,22 @@ import type { PostRepository } from "./repository.js";
 /** The routes that name one post: `/api/post/{post_pk}`. */
 const ONE_POST = { pathParameter: "post_pk" };
 
-/** GET /api/post → every post, ascending by id. */
+/** GET /api/post → every post, ascending by id (304 when If-None-Match names that list). */
 export const listPosts = (posts: PostRepository, log: Logger) =>
-  httpHandler(async ({ signal }) => ok((await posts.list(signal)).map(serializePost)), log);
+  httpHandler(async (request) => {
+    const { json, etag, encoded } = await posts.listJson(request.signal);
+    return okUnlessHeld(json, etag, request.header("if-none-match"), encoded);
+  }, log);
 
-/** GET /api/post/{post_pk} → the post, or 404. */
+/** GET /api/post/{post_pk} → the post (304 when If-None-Match names it), or 404. */
 export const getPost = (posts: PostRepository, log: Logger) =>
   httpHandler(
     async (request) => {
       const id = parsePostId(request.pathId);
       const post = await posts.get(id, request.signal);
       if (!post) throw new NotFoundError(id);
-      return ok(serializePost(post));
+      const json = JSON.stringify(serializePost(post));
+      return okUnlessHeld(json, etagOf(json), request.header("if-none-match"));
     },
     log,
     ONE_POST,

@@ -29,31 +29,39 @@ function samePost(existing: Record<string, unknown> | undefined, post: Post): bo
   return (Object.keys(post) as (keyof Post)[]).every((key) => stored[key] === post[key]);
 }
 
-/** The posts table: one item per post, plus the counter item. */
+/** The posts table: one item per post, plus the counter item and the change marker's shards. */
 export class PostsTable {
   constructor(
-    private readonly db: DynamoDBDocumentClient,
+    readonly db: DynamoDBDocumentClient,
     readonly tableName: string,
     /** Every table name a storage error message must not show. */
     private readonly hiddenNames: (string | undefined)[] = [tableName],
   ) {}
 
-  /** Every post, ascending by id, from every Scan page. */
-  async list(signal?: AbortSignal): Promise<Post[]> {
-    const posts: Post[] = [];
+  /**
+   * Hands `take` the posts of each Scan page as it arrives, every page read consistently. Only
+   * posts have positive ids: the counter (0) and the change marker (negative ids) are left out.
+   */
+  async scanPages(take: (posts: Post[]) => void, signal?: AbortSignal): Promise<void> {
     const pages = paginateScan(
       { client: this.db },
       {
         TableName: this.tableName,
         ConsistentRead: true,
-        FilterExpression: "id <> :counter",
+        FilterExpression: "id > :counter",
         ExpressionAttributeValues: { ":counter": COUNTER_ID },
       },
       { abortSignal: signal },
     );
     await this.call(async () => {
-      for await (const page of pages) for (const item of page.Items ?? []) posts.push(item as Post);
+      for await (const page of pages) take((page.Items ?? []) as Post[]);
     });
+  }
+
+  /** Every post, ascending by id, from every Scan page. */
+  async list(signal?: AbortSignal): Promise<Post[]> {
+    const posts: Post[] = [];
+    await this.scanPages((page) => posts.push(...page), signal);
     return posts.sort((a, b) => a.id - b.id);
   }
 
@@ -125,9 +133,9 @@ export class PostsTable {
     }
   }
 
-  /** Deletes the post if there is one; the counter item is refused. */
+  /** Deletes the post if there is one; the counter and marker items are refused. */
   async delete(id: number, signal?: AbortSignal): Promise<void> {
-    if (id === COUNTER_ID) throw new Error("The id counter is not a post");
+    if (id <= COUNTER_ID) throw new Error("The id counter and the change marker are not posts");
     const input = { TableName: this.tableName, Key: { id } };
     await this.call(() => this.db.send(new DeleteCommand(input), { abortSignal: signal }));
   }

@@ -1,11 +1,13 @@
 // Storage adapter, entry: what the handlers need from storage, over the posts table, the id
 // allocator and the Idempotency-Key protocol.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { ChangeMarker } from "./change-marker.js";
 import { ConflictError } from "./errors.js";
 import { ID_TAKEN, IdAllocator } from "./id-allocator.js";
 import type { IdempotentRequest } from "./idempotency.js";
 import { IdempotencyError, IdempotentCreate } from "./idempotent-create.js";
 import { IdempotencyKeyTable } from "./idempotency-keys.js";
+import { type ListBody, ListCache } from "./list-cache.js";
 import { type NewPost, type Post, type PostChanges, postToStore } from "./post.js";
 import { PostsTable } from "./posts-table.js";
 
@@ -14,8 +16,8 @@ import { PostsTable } from "./posts-table.js";
  * fires, the storage call in flight is cancelled and no later one starts.
  */
 export interface PostRepository {
-  /** Every post, ascending by id. */
-  list(signal?: AbortSignal): Promise<Post[]>;
+  /** Every post, ascending by id, as the JSON array a list answers with, and its ETag. */
+  listJson(signal?: AbortSignal): Promise<ListBody>;
   /** The post with this id, or undefined. */
   get(id: number, signal?: AbortSignal): Promise<Post | undefined>;
   /** Stores a new post; throws ConflictError when a client-chosen id is taken. */
@@ -31,19 +33,27 @@ export interface PostRepository {
   delete(id: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** A DynamoDB-backed repository over the posts table (and the Idempotency-Key table). */
+/**
+ * A DynamoDB-backed repository over the posts table (and the Idempotency-Key table). Every
+ * write advances the change marker after its item is written and before it returns, so a list
+ * that starts after a write was acknowledged never answers from a body built before it.
+ */
 export class DynamoPostRepository implements PostRepository {
   private readonly table: PostsTable;
   private readonly ids: IdAllocator;
   private readonly once: IdempotentCreate | undefined;
+  private readonly marker: ChangeMarker;
+  private readonly cache: ListCache;
 
   constructor(
     db: DynamoDBDocumentClient,
     tableName: string,
-    options: { idempotencyTableName?: string; idBlockSize?: number } = {},
+    options: { idempotencyTableName?: string; idBlockSize?: number; listMaxAgeMs?: number } = {},
   ) {
     const keysName = options.idempotencyTableName;
     this.table = new PostsTable(db, tableName, [tableName, keysName]);
+    this.marker = new ChangeMarker(this.table);
+    this.cache = new ListCache(this.table, this.marker, options.listMaxAgeMs);
     this.ids = new IdAllocator(
       (size, signal) => this.table.reserveIds(size, signal),
       options.idBlockSize ?? 1,
@@ -54,8 +64,13 @@ export class DynamoPostRepository implements PostRepository {
     }
   }
 
+  /** Every post, ascending by id, straight from a Scan (no cache). */
   list(signal?: AbortSignal): Promise<Post[]> {
     return this.table.list(signal);
+  }
+
+  listJson(signal?: AbortSignal): Promise<ListBody> {
+    return this.cache.read(signal);
   }
 
   get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
@@ -64,22 +79,29 @@ export class DynamoPostRepository implements PostRepository {
 
   async create(input: NewPost, signal?: AbortSignal): Promise<Post> {
     const write = (id: number) => this.table.put(postToStore(input, id), signal);
-    if (input.id === undefined) return this.ids.withFreeId(write, signal);
-    const written = await write(input.id);
-    if (written === ID_TAKEN) throw new ConflictError(input.id);
+    const written =
+      input.id === undefined ? await this.ids.withFreeId(write, signal) : await write(input.id);
+    if (written === ID_TAKEN) throw new ConflictError(input.id as number);
+    await this.marker.advance(signal);
     return written;
   }
 
-  createOnce(input: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post> {
-    if (!this.once) return Promise.reject(new IdempotencyError("disabled"));
-    return this.once.create(input, request, signal);
+  async createOnce(input: NewPost, request: IdempotentRequest, signal?: AbortSignal) {
+    if (!this.once) throw new IdempotencyError("disabled");
+    const post = await this.once.create(input, request, signal);
+    // Replays advance it too: a first attempt that wrote the post but failed here answered 500.
+    await this.marker.advance(signal);
+    return post;
   }
 
-  update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
-    return this.table.update(id, changes, signal);
+  async update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
+    const post = await this.table.update(id, changes, signal);
+    await this.marker.advance(signal);
+    return post;
   }
 
-  delete(id: number, signal?: AbortSignal): Promise<void> {
-    return this.table.delete(id, signal);
+  async delete(id: number, signal?: AbortSignal): Promise<void> {
+    await this.table.delete(id, signal);
+    await this.marker.advance(signal);
   }
 }

@@ -85,7 +85,9 @@ afterAll(async () => {
 // ---- reading the table ----
 
 function postsOf(items: Item[]): Map<number, Item> {
-  return new Map(items.filter((item) => item.id !== 0).map((item) => [item.id as number, item]));
+  return new Map(
+    items.filter((item) => (item.id as number) > 0).map((item) => [item.id as number, item]),
+  );
 }
 
 function counterOf(items: Item[]): number {

@@ -4,7 +4,8 @@ import { createPost, deletePost, getPost, listPosts, updatePost } from "../../li
 import type { PostRepository } from "../../lib/repository.js";
 
 /** A logger that drops every line, for tests that do not read the log. */
-const quietLogger: Logger = { info: () => {}, error: () => {} };
+/** A logger that writes nothing. */
+export const quietLogger: Logger = { info: () => {}, error: () => {} };
 
 /** Every handler over `posts`, keyed by operation. */
 export function handlersOver(posts: PostRepository, log: Logger = quietLogger) {

@@ -4,7 +4,15 @@
 import { ConflictError, NotFoundError } from "../../lib/errors.js";
 import type { IdempotentRequest } from "../../lib/idempotency.js";
 import { IdempotencyError } from "../../lib/idempotent-create.js";
-import { type NewPost, type Post, type PostChanges, postToStore } from "../../lib/post.js";
+import {
+  type NewPost,
+  type Post,
+  type PostChanges,
+  postToStore,
+  serializePost,
+} from "../../lib/post.js";
+import { etagOf } from "../../lib/etag.js";
+import type { ListBody } from "../../lib/list-cache.js";
 import type { PostRepository } from "../../lib/repository.js";
 import { now } from "../../lib/timestamps.js";
 
@@ -23,6 +31,12 @@ export class InMemoryPostRepository implements PostRepository {
 
   async list(): Promise<Post[]> {
     return [...this.posts.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** The list's JSON and ETag, built anew on every call (no cache to keep fresh here). */
+  async listJson(): Promise<ListBody> {
+    const json = JSON.stringify((await this.list()).map((post) => serializePost(post)));
+    return { json, etag: etagOf(json), encoded: {} };
   }
 
   async get(id: number): Promise<Post | undefined> {

@@ -322,8 +322,10 @@ describe("GET /api/post", () => {
       expect(post.updated_at).toMatch(SERVICE_TIMESTAMP);
     }
     expect(posts).toEqual(expect.arrayContaining(created));
-    // Exactly the stored posts: the id counter item (id 0) is storage, never a post.
-    const storedIds = (await api.table.items()).map((item) => item.id).filter((id) => id !== 0);
+    // Exactly the stored posts: the id counter (0) and the change marker (< 0) are storage.
+    const storedIds = (await api.table.items())
+      .map((item) => item.id as number)
+      .filter((id) => id > 0);
     expect(ids).toEqual(storedIds);
   });
 

@@ -21,9 +21,9 @@ async function token(claims: JWTPayload = {}, expiresIn: string | number = "5m")
     .sign(signingKey);
 }
 
-/** The posts stored behind `api` (the id counter, item 0, left out). */
+/** The posts stored behind `api` (only positive ids are posts: the counter and marker items are not). */
 const storedPosts = async (api: Offline) =>
-  (await api.table.items()).filter((item) => item.id !== 0);
+  (await api.table.items()).filter((item) => Number(item.id) > 0);
 
 /** Sends a request with an optional bearer token; the answer must be one openapi.yaml documents. */
 async function call(api: Offline, method: string, path: string, bearer?: string, body?: unknown) {

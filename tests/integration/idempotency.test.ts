@@ -17,7 +17,7 @@ const post = (body: unknown, key?: string) =>
     body,
     headers: key === undefined ? {} : { "Idempotency-Key": key },
   });
-const posts = async () => (await table.items()).filter((item) => item.id !== 0);
+const posts = async () => (await table.items()).filter((item) => Number(item.id) > 0);
 const counter = async () => (await table.items()).find((item) => item.id === 0)?.last_id;
 
 beforeAll(async () => {

@@ -168,7 +168,7 @@ it("keeps ids unique, creates durable and deletes final under concurrent workers
   const records = reports.flatMap((report) => report.records);
   const items = await table.items();
   const finalPosts = new Map(
-    items.filter((item) => item.id !== 0).map((item) => [item.id as number, item]),
+    items.filter((item) => (item.id as number) > 0).map((item) => [item.id as number, item]),
   );
   const counterItem = items.find((item) => item.id === 0);
 

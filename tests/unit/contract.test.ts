@@ -27,7 +27,13 @@ describe("openapi.yaml", () => {
   });
 
   it("accepts what the service answers", () => {
-    expect(() => assertMatchesContract("GET", "/api/post", seen(200, [post]))).not.toThrow();
+    const validators = { etag: '"abc"', "cache-control": "no-cache" };
+    expect(() =>
+      assertMatchesContract("GET", "/api/post", seen(200, [post], validators)),
+    ).not.toThrow();
+    expect(() =>
+      assertMatchesContract("GET", "/api/post", seen(304, undefined, { etag: '"abc"' })),
+    ).not.toThrow();
     expect(() =>
       assertMatchesContract("POST", "/api/post", seen(201, post, { location: "/api/post/1" })),
     ).not.toThrow();
@@ -52,6 +58,13 @@ describe("openapi.yaml", () => {
     ["an error without detail", "GET", "/api/post/1", seen(404, { message: "no" })],
     ["201 without Location", "POST", "/api/post", seen(201, post)],
     ["a body on 204", "DELETE", "/api/post/1", seen(204, { detail: "x" })],
+    [
+      "a list without its ETag",
+      "GET",
+      "/api/post",
+      seen(200, [post], { "cache-control": "no-cache" }),
+    ],
+    ["a 304 without its ETag", "GET", "/api/post", seen(304, undefined)],
   ])("rejects %s", (_label, method, path, response) => {
     expect(() => assertMatchesContract(method, path, response)).toThrow();
   });
