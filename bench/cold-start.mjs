@@ -1,121 +1,62 @@
-// Bench section "cold start": fresh `node` processes, each importing one bundle (or a floor) and
-// answering one event; rounds interleave the variants so a drift in speed touches them all alike.
+// Bench section "cold start": fresh `node` processes (bench/cold-child.mjs), each importing one
+// bundle (or a floor) and answering one event; rounds rotate the order so a drift in speed touches
+// every variant alike.
 import { handlerNames } from "../scripts/build.mjs";
-import {
-  COLD_DELETE_BASE,
-  LIMITS,
-  benchDir,
-  handlerCases,
-  lambdaEnv,
-  log,
-  staging,
-} from "./context.mjs";
-import { bounded, median, ratioRow, runNode } from "./util.mjs";
+import { LIMITS, benchDir, handlerCases, lambdaEnv, staging } from "./context.mjs";
+import { log, medians, ratioRow, rounds, runNode } from "./util.mjs";
 
-/** @typedef {{ runs: number, answeredMs: number, importedMs: number, spawnToAnswerMs: number, spawnToExitMs: number }} ColdSummary */
+/** @typedef {{ answeredMs: number, importedMs: number, spawnToAnswerMs: number, spawnToExitMs: number }} ColdRun */
 
-/**
- * Medians per variant: the floors ("floor", "sdk") and every handler.
- * @param {string} endpoint
- * @returns {Promise<{ rounds: number, summary: Record<string, ColdSummary> }>}
- */
-export async function measureColdStart(endpoint) {
-  const cases = handlerCases("cold", (i) => COLD_DELETE_BASE + i);
-  // "floor": an empty handler module; "sdk": the get handler's DynamoDB call, straight through
-  // the SDK (bundled the same way), to show what of a cold start is the SDK's.
-  const variants = ["floor", "sdk", ...handlerNames];
-  /** @type {Record<string, string>} */
-  const modules = {
-    floor: `${benchDir}/empty-handler.mjs`,
-    sdk: `${staging}/sdk-handler/index.mjs`,
-  };
-  /** @type {Record<string, { answered: number, imported: number, spawnToAnswer: number, spawnToExit: number }[]>} */
-  const samples = Object.fromEntries(variants.map((v) => [v, []]));
-  const rounds = await bounded(LIMITS.coldRuns, LIMITS.coldBudgetMs, async (round) => {
-    for (let k = 0; k < variants.length; k++) {
-      const variant = /** @type {string} */ (variants[(round + k) % variants.length]);
+// The floors: an empty handler module; the get handler's storage call with no handler around it.
+const [EMPTY, SDK] = ["empty handler", "bare SDK GetItem (no handler)"];
+/** @type {Record<string, string>} */
+const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/floor/index.mjs` };
+
+/** @type {import("./context.mjs").Section} */
+export const coldStart = {
+  title: "cold start",
+  /** Medians per variant (the floors and every handler), over the rounds run. */
+  async measure({ endpoint }) {
+    const cases = handlerCases("cold");
+    /** @type {Record<string, ColdRun[]>} */
+    const runs = {};
+    const { runs: count, budgetMs, minRuns } = LIMITS.cold;
+    const variants = [...Object.keys(FLOORS), ...handlerNames];
+    const done = await rounds(count, budgetMs, variants, async (variant, round) => {
       // The floors are asked what the get handler is.
-      const spec =
-        cases[variant] ?? /** @type {import("./context.mjs").HandlerCase} */ (cases["get-post"]);
-      const run = await runNode(
-        [
-          `${benchDir}/cold-child.mjs`,
-          modules[variant] ?? `${staging}/${variant}/index.mjs`,
-          JSON.stringify(spec.event(round)),
-        ],
-        lambdaEnv(endpoint, spec.table),
-        LIMITS.childTimeoutMs,
-      );
-      const report = JSON.parse(run.lines[0] ?? "{}");
-      if (report.status !== spec.status) {
-        throw new Error(`cold ${variant} answered ${report.status}, not ${spec.status}`);
-      }
-      const { answered, imported } = report;
-      samples[variant]?.push({
-        answered,
-        imported,
-        spawnToAnswer: run.firstLineMs,
-        spawnToExit: run.exitMs,
-      });
-    }
-  });
-  if (rounds < LIMITS.coldMinRuns) {
-    log(`cold start: only ${rounds} rounds within the budget (wanted >= ${LIMITS.coldMinRuns})`);
-  }
-  const summary = Object.fromEntries(
-    Object.entries(samples).map(([variant, runs]) => {
-      const of = (/** @type {keyof (typeof runs)[number]} */ key) =>
-        median(runs.map((r) => r[key]));
-      const [answeredMs, importedMs] = [of("answered"), of("imported")];
-      const [spawnToAnswerMs, spawnToExitMs] = [of("spawnToAnswer"), of("spawnToExit")];
-      return [
-        variant,
-        { runs: runs.length, answeredMs, importedMs, spawnToAnswerMs, spawnToExitMs },
-      ];
-    }),
-  );
-  return { rounds, summary };
-}
-
-/**
- * The table rows: each handler against the empty handler, the bare SDK call against the empty
- * handler, each handler against the bare SDK call, and each handler's wall time from the spawn.
- * @param {{ summary: Record<string, ColdSummary> }} cold
- */
-export function coldStartRows({ summary }) {
-  const { floor, sdk } = summary;
-  /**
-   * One row per handler, against `base`.
-   * @param {(c: ColdSummary) => string} metric @param {ColdSummary | undefined} base
-   * @param {"answeredMs" | "spawnToAnswerMs"} key @param {{ max: number }} [target]
-   */
-  const perHandler = (metric, base, key, target) =>
-    handlerNames.flatMap((name) => {
-      const c = summary[name];
-      if (!c || !base) return [];
-      return [
-        ratioRow({ metric: metric(c), name, value: c[key], floor: base[key], unit: "ms", target }),
-      ];
+      const spec = cases[variant] ?? cases["get-post"];
+      if (!spec) throw new Error(`no request for ${variant}`);
+      const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
+      const args = [`${benchDir}/cold-child.mjs`, module, JSON.stringify(spec.event(round))];
+      const run = await runNode(args, lambdaEnv(endpoint, spec.table), LIMITS.childTimeoutMs);
+      const { status, answered: answeredMs, imported: importedMs } = run.report;
+      if (status !== spec.status) throw new Error(`cold ${variant} answered ${status}`);
+      const [spawnToAnswerMs, spawnToExitMs] = [run.firstLineMs, run.exitMs];
+      (runs[variant] ??= []).push({ answeredMs, importedMs, spawnToAnswerMs, spawnToExitMs });
     });
-  return [
-    ...perHandler(
-      (c) => `cold start, process start to answer (median of ${c.runs})`,
-      floor,
-      "answeredMs",
-      { max: 1.8 },
-    ),
-    ...(sdk && floor
-      ? [
-          ratioRow({
-            metric: "cold start, process start to answer",
-            name: "bare SDK GetItem (no handler)",
-            value: sdk.answeredMs,
-            floor: floor.answeredMs,
-            unit: "ms",
-          }),
-        ]
-      : []),
-    ...perHandler(() => "cold start vs bare SDK GetItem", sdk, "answeredMs"),
-    ...perHandler(() => "cold start, spawn to answer (wall)", floor, "spawnToAnswerMs"),
-  ];
-}
+    if (done < minRuns)
+      log(`cold start: only ${done} rounds within the budget (wanted ${minRuns})`);
+    const summary = Object.fromEntries(Object.entries(runs).map(([v, r]) => [v, medians(r)]));
+    return { rounds: done, summary };
+  },
+  /**
+   * Each handler against the empty handler, the bare SDK call against the empty handler, each
+   * handler against the bare SDK call, and each handler's wall time from the spawn.
+   * @param {{ rounds: number, summary: Record<string, ColdRun> }} cold
+   */
+  rows({ rounds: count, summary }) {
+    /** @param {string} metric @param {string[]} names @param {string} base @param {keyof ColdRun} key */
+    const rows = (metric, names, base, key = "answeredMs", target = "info") =>
+      names.map((name) => {
+        const [value, floor] = [summary[name]?.[key] ?? NaN, summary[base]?.[key] ?? NaN];
+        return ratioRow({ metric, name, value, floor, unit: "ms", target });
+      });
+    const start = "cold start, process start to answer";
+    return [
+      ...rows(`${start} (median of ${count})`, handlerNames, EMPTY, "answeredMs", "<= 1.8x"),
+      ...rows(start, [SDK], EMPTY),
+      ...rows("cold start vs bare SDK GetItem", handlerNames, SDK),
+      ...rows("cold start, spawn to answer (wall)", handlerNames, EMPTY, "spawnToAnswerMs"),
+    ];
+  },
+};

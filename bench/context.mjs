@@ -1,14 +1,19 @@
-// What every bench section shares: paths, counts and time budgets, the log, the tables, the
-// Lambda environment, each handler's request, and loading the bundles under test.
+// What every bench section shares: paths, counts and time budgets, the tables and their seeded
+// posts, the Lambda environment, each handler's request and floor call, and loading the bundles.
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { apiEvent } from "../scripts/api-event.mjs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../scripts/dynamodb-local.mjs";
-import { filler } from "./util.mjs";
+import * as local from "../scripts/dynamodb-local.mjs";
+import { filler, log } from "./util.mjs";
 
 /** @typedef {import("aws-lambda").APIGatewayProxyEventV2} ApiEvent */
 /** @typedef {(event: ApiEvent) => Promise<{ statusCode: number, body: string }>} Handler */
 /** @typedef {import("./floor.js").Floor} Floor */
-/** @typedef {{ table: string, status: number, event: (i: number) => ApiEvent }} HandlerCase */
+/**
+ * A part of the bench, run on DynamoDB Local: `measure` returns what results.json keeps, `rows`
+ * turns that into lines of the table. Sections share the endpoint, the floor and loaded handlers.
+ * @typedef {{ endpoint: string, floor: Floor, handlers: Record<string, Handler> }} Context
+ * @typedef {{ title: string, measure(ctx: Context): Promise<any>, rows(result: any): import("./util.mjs").Row[] }} Section
+ */
 
 /** The repository's root folder, with a trailing slash. */
 export const root = fileURLToPath(new URL("..", import.meta.url));
@@ -19,65 +24,40 @@ export const staging = `${root}dist/.bench-${process.pid}`;
 /** Counts and time budgets; the sum of the budgets keeps a run well under five minutes. */
 export const LIMITS = {
   bundleTargetKb: 300,
-  coldRuns: 20,
-  coldMinRuns: 10,
-  coldBudgetMs: 75_000,
   childTimeoutMs: 30_000,
-  warmWarmup: 100,
-  warmIterations: 400,
-  warmBudgetMsPerHandler: 7_000,
-  listPosts: 10_000,
-  listContentChars: 930,
-  listRunsPerSide: 5,
-  listBudgetMs: 75_000,
-  seedConcurrency: 4,
-  seedBudgetMs: 60_000,
-  throughputConcurrency: 16,
-  throughputWarmupMs: 2_000,
-  throughputSegmentMs: 5_000,
-  throughputIdBlockSize: 100,
-  throughputMaxOpsPerSegment: 100_000,
+  cold: { runs: 20, minRuns: 10, budgetMs: 75_000 },
+  warm: { warmup: 100, iterations: 400, budgetMsPerHandler: 7_000 },
+  list: { posts: 10_000, contentChars: 930, runsPerSide: 5, budgetMs: 75_000 },
+  seed: { concurrency: 4, budgetMs: 60_000 },
+  throughput: { concurrency: 16, warmupMs: 2_000, segmentMs: 5_000, idBlockSize: 100 },
+  throughputMaxOps: 100_000,
 };
 
 /** The tables, by what they hold: posts 1..20, delete targets and every create; 20 posts of
- * about 1 KB, never written; LIMITS.listPosts posts of about 1 KB. */
+ * about 1 KB, never written; LIMITS.list.posts posts of about 1 KB. */
 export const TABLES = {
   small: "bench-small",
   listSmall: "bench-list-small",
   listBig: "bench-list-10k",
 };
 /** First ids the cold and warm deletes remove, each a seeded post; bare PutItems write far above. */
-export const COLD_DELETE_BASE = 2_000_000;
-export const WARM_DELETE_BASE = 3_000_000;
+export const DELETE_BASE = { cold: 2_000_000, warm: 3_000_000 };
 export const BARE_PUT_BASE = 10_000_000_000;
-
-/** `performance.now()` when the bench started, for the log and the wall time. */
-export const benchStarted = performance.now();
-
-/** Writes a progress line, stamped with the seconds since the bench started, to stderr. */
-export function log(/** @type {string} */ message) {
-  const seconds = ((performance.now() - benchStarted) / 1000).toFixed(1);
-  process.stderr.write(`[bench ${seconds}s] ${message}\n`);
-}
-
-/** Bytes in KB and in MB. */
-export const kb = (/** @type {number} */ bytes) => bytes / 1024;
-export const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
 
 /** The environment a handler gets on Lambda, pointed at DynamoDB Local. */
 export const lambdaEnv = (/** @type {string} */ endpoint, /** @type {string} */ table) => ({
   TABLE_NAME: table,
   AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-  AWS_REGION: LOCAL_REGION,
-  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  AWS_REGION: local.LOCAL_REGION,
+  AWS_ACCESS_KEY_ID: local.LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: local.LOCAL_CREDENTIALS.secretAccessKey,
   LOG_LEVEL: "silent",
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
   TZ: "UTC",
 });
 
-/** A module of the staging folder; a query string makes a separate instance of the same file. */
-const staged = (/** @type {string} */ name, /** @type {string} */ instance) =>
+/** A bundle of the staging folder; a query string makes a separate instance of the same file. */
+const staged = (/** @type {string} */ name, instance = "") =>
   `${pathToFileURL(`${staging}/${name}/index.mjs`).href}${instance ? `?${instance}` : ""}`;
 
 /**
@@ -86,45 +66,107 @@ const staged = (/** @type {string} */ name, /** @type {string} */ instance) =>
  * @param {string} name @param {Record<string, string>} env @param {string} [instance]
  * @returns {Promise<Handler>}
  */
-export async function importHandler(name, env, instance = "") {
+export async function importHandler(name, env, instance) {
   Object.assign(process.env, env);
   return (await import(staged(name, instance))).handler;
 }
 
-/**
- * The floor (bench/floor.ts, bundled like the handlers), pointed at `endpoint`.
- * @param {string} endpoint @param {string} [instance] @returns {Promise<Floor>}
- */
-export async function importFloor(endpoint, instance = "") {
-  return (await import(staged("floor", instance))).createFloor({ endpoint, region: LOCAL_REGION });
+/** The floor (bench/floor.ts, bundled like the handlers), pointed at `endpoint`. */
+export async function importFloor(/** @type {string} */ endpoint, instance = "") {
+  const { createFloor } = await import(staged("floor", instance));
+  return /** @type {Floor} */ (createFloor({ endpoint, region: local.LOCAL_REGION }));
 }
 
 /**
  * What each handler is asked in the cold-start and warm sections: its table, its i-th request
- * (titles start with `label`; `deleteId(i)` picks a seeded post to remove) and the status due.
- * @param {string} label @param {(i: number) => number} deleteId
- * @returns {Record<string, HandlerCase>}
+ * (titles start with `label`; deletes, by handler or floor, take turns on the seeded posts), the
+ * status due, and the floor's storage calls for the same operation.
+ * @param {keyof typeof DELETE_BASE} label
+ * @returns {Record<string, { table: string, status: number, event: (i: number) => ApiEvent, floor: (floor: Floor, i: number) => Promise<unknown> }>}
  */
-export function handlerCases(label, deleteId) {
+export function handlerCases(label) {
+  let lastDeleted = DELETE_BASE[label];
+  const deleteId = () => ++lastDeleted;
   const { small, listSmall } = TABLES;
+  const body = (/** @type {number} */ i) => ({ title: `${label} ${i}`, content: filler(i, 200) });
+  const title = (/** @type {number} */ i) => ({ title: `${label} ${i}` });
   return {
     "create-post": {
       table: small,
       status: 201,
-      event: (i) =>
-        apiEvent({ method: "POST", body: { title: `${label} ${i}`, content: filler(i, 200) } }),
+      event: (i) => apiEvent({ method: "POST", body: body(i) }),
+      floor: (floor, i) => floor.create(small, body(i)),
     },
     "delete-post": {
       table: small,
       status: 204,
-      event: (i) => apiEvent({ method: "DELETE", postId: deleteId(i) }),
+      event: () => apiEvent({ method: "DELETE", postId: deleteId() }),
+      floor: (floor) => floor.remove(small, deleteId()),
     },
-    "get-post": { table: small, status: 200, event: () => apiEvent({ method: "GET", postId: 1 }) },
-    "list-posts": { table: listSmall, status: 200, event: () => apiEvent({ method: "GET" }) },
+    "get-post": {
+      table: small,
+      status: 200,
+      event: () => apiEvent({ method: "GET", postId: 1 }),
+      floor: (floor) => floor.get(small, 1),
+    },
+    "list-posts": {
+      table: listSmall,
+      status: 200,
+      event: () => apiEvent({ method: "GET" }),
+      floor: (floor) => floor.list(listSmall),
+    },
     "update-post": {
       table: small,
       status: 200,
-      event: (i) => apiEvent({ method: "PUT", postId: 2, body: { title: `${label} ${i}` } }),
+      event: (i) => apiEvent({ method: "PUT", postId: 2, body: title(i) }),
+      floor: (floor, i) => floor.update(small, 3, title(i)),
     },
   };
+}
+
+/** Creates the tables (each with its id counter) and seeds every post the sections read or delete. */
+export async function prepareTables(/** @type {string} */ endpoint, /** @type {Floor} */ floor) {
+  const admin = local.localClient(endpoint);
+  try {
+    for (const table of Object.values(TABLES)) await local.ensureTable(admin, table);
+  } finally {
+    admin.destroy();
+  }
+  log(`seeding ${LIMITS.list.posts} posts`);
+  const { small, listSmall, listBig } = TABLES;
+  const { contentChars: oneKb, posts } = LIMITS.list;
+  // Each warm iteration deletes twice: once through the handler, once through the floor.
+  const warmDeletes = 2 * (LIMITS.warm.warmup + LIMITS.warm.iterations) + 2;
+  /** @type {[string, number, number, number][]} table, first id, count, characters of content */
+  const seeds = [
+    [small, 1, 20, oneKb],
+    [small, DELETE_BASE.cold, LIMITS.cold.runs + 1, 200],
+    [small, DELETE_BASE.warm, warmDeletes, 200],
+    [listSmall, 1, 20, oneKb],
+    [listBig, 1, posts, oneKb],
+  ];
+  const [created_at, updated_at] = ["2025-01-02T03:04:05.000Z", "2025-01-02T03:04:05.000Z"];
+  const post = (/** @type {number} */ id, /** @type {number} */ chars) => ({
+    id,
+    title: `Post ${id}`,
+    content: filler(id, chars),
+    created_at,
+    updated_at,
+  });
+  // BatchWrite takes up to 25 items.
+  const batches = seeds.flatMap(([table, from, count, chars]) => {
+    const all = Array.from({ length: count }, (_, i) => post(from + i, chars));
+    return Array.from({ length: Math.ceil(count / 25) }, (_, b) => ({
+      table,
+      posts: all.slice(25 * b, 25 * b + 25),
+    }));
+  });
+  const deadline = performance.now() + LIMITS.seed.budgetMs;
+  const worker = async () => {
+    for (let batch = batches.shift(); batch; batch = batches.shift()) {
+      if (performance.now() > deadline) throw new Error("seeding ran out of time");
+      await floor.batchPut(batch.table, batch.posts);
+    }
+  };
+  await Promise.all(Array.from({ length: LIMITS.seed.concurrency }, worker));
 }

@@ -1,6 +1,7 @@
 // The bench's floor: the storage calls the handlers make, through the client buildRuntime wires
-// and the production posts table, without a handler around them. Bundled like the handlers (bench/bundles.mjs), so
-// both sides run the same SDK code and a ratio measures only what the handler adds.
+// and the production posts table, without a handler around them. Bundled like the handlers
+// (bench/bundles.mjs), so both sides run the same SDK code and a ratio measures only what the
+// handler adds.
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/post.js";
 import { PostsTable } from "../lib/posts-table.js";
@@ -36,3 +37,17 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
 
 /** The floor's calls. */
 export type Floor = ReturnType<typeof createFloor>;
+
+let forHandler: Floor | undefined;
+
+/**
+ * Cold-start floor with the SDK: the get handler's storage call (post 1 of TABLE_NAME) with no
+ * handler around it, to tell the SDK's share of a cold start from ours.
+ */
+export const handler = async (_event: unknown) => {
+  const { AWS_ENDPOINT_URL_DYNAMODB: endpoint = "", AWS_REGION: region = "us-east-1" } =
+    process.env;
+  forHandler ??= createFloor({ endpoint, region });
+  const item = await forHandler.get(process.env.TABLE_NAME ?? "", 1);
+  return { statusCode: item ? 200 : 404, body: JSON.stringify(item ?? {}) };
+};

@@ -1,22 +1,21 @@
 // Bench section "list cache": the production list handler answering an unchanged 10,000-post list
 // from memory, and after a write (a miss), each beside a bare paginated Scan measured in the same
 // run; DynamoDB calls per warm list (through a counting proxy); memory on a miss; what the marker
-// advance adds to each write. `node bench/list-cache.mjs` runs it alone (with create throughput).
+// advance adds to each write. One of the sections `npm run bench` runs (bench/run.mjs).
 import { createServer, request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { ensureTable, freePort, localClient } from "../scripts/dynamodb-local.mjs";
 import { apiEvent } from "../scripts/api-event.mjs";
-import {
-  LIMITS,
-  TABLES,
-  benchDir,
-  importHandler,
-  lambdaEnv,
-  log,
-  mb,
-  staging,
-} from "./context.mjs";
-import { bounded, filler, median, ratioRow, runNode } from "./util.mjs";
+import { LIMITS, TABLES, benchDir, importHandler, lambdaEnv, staging } from "./context.mjs";
+import { filler, log, median, ratioRow, rounds, runNode } from "./util.mjs";
+
+const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
+/** Runs `task(round)` up to `count` times within `budgetMs`. */
+const bounded = (
+  /** @type {number} */ count,
+  /** @type {number} */ budgetMs,
+  /** @type {(round: number) => Promise<void>} */ task,
+) => rounds(count, budgetMs, [0], (_, round) => task(round));
 
 /** @typedef {import("./floor.ts").Floor} Direct */
 /** @typedef {import("./context.mjs").Handler} Handler */
@@ -110,10 +109,10 @@ async function prepareWritesTable(/** @type {string} */ endpoint, /** @type {Dir
 
 /**
  * Measures the list cache on TABLES.listBig (seeded by prepareTables) and the writes' extra
- * round trip on a table of its own. Returns the raw figures and the table rows.
+ * round trip on a table of its own. Returns the raw figures.
  * @param {string} endpoint @param {Direct} direct
  */
-export async function measureListCache(endpoint, direct) {
+async function measureListCache(endpoint, direct) {
   const env = lambdaEnv(endpoint, TABLES.listBig);
   const list = await importHandler("list-posts", env, "list-cache");
   const update = await importHandler("update-post", env, "list-cache");
@@ -167,19 +166,19 @@ export async function measureListCache(endpoint, direct) {
   });
 
   log("list cache: memory on a miss (fresh processes)");
-  /** @type {{ rssGrowth: number, bytes: number }[]} */
+  /** @type {{ rssGrowth: number, responseBytes: number }[]} */
   const memory = [];
-  /** @type {{ rssGrowth: number, bytes: number }[]} */
+  /** @type {{ rssGrowth: number, responseBytes: number }[]} */
   const smallYoung = [];
   const args = [`${benchDir}/list-child.mjs`, "handler", `${staging}/list-posts/index.mjs`];
   await bounded(COUNTS.memoryRuns, BUDGET_MS.memory, async () => {
     const run = await runNode(["--expose-gc", ...args], env, LIMITS.childTimeoutMs * 2);
-    memory.push(JSON.parse(run.lines[0] ?? "{}"));
+    memory.push(run.report);
     // The same miss with V8's young generation capped: how much of the peak is page garbage
     // waiting for a scavenge (NODE_OPTIONS could set this on Lambda).
     const capped = ["--expose-gc", `--max-semi-space-size=${SMALL_SEMI_SPACE_MB}`, ...args];
     const small = await runNode(capped, env, LIMITS.childTimeoutMs * 2);
-    smallYoung.push(JSON.parse(small.lines[0] ?? "{}"));
+    smallYoung.push(small.report);
   });
 
   log("list cache: writes beside today's calls");
@@ -221,7 +220,7 @@ export async function measureListCache(endpoint, direct) {
     missRuns: misses.miss.length,
     missRssGrowth: median(memory.map((m) => m.rssGrowth)),
     missRssGrowthSmallYoung: median(smallYoung.map((m) => m.rssGrowth)),
-    jsonBytes: median(memory.map((m) => m.bytes)),
+    jsonBytes: median(memory.map((m) => m.responseBytes)),
     writes: Object.fromEntries(
       Object.entries(writes).map(([op, w]) => [
         op,
@@ -229,12 +228,12 @@ export async function measureListCache(endpoint, direct) {
       ]),
     ),
   };
-  return { result, rows: listCacheRows(result) };
+  return result;
 }
 
 /** The table rows for measureListCache's figures. */
 function listCacheRows(/** @type {any} */ r) {
-  const posts = LIMITS.listPosts;
+  const posts = LIMITS.list.posts;
   return [
     ratioRow({
       metric: `list ${posts} warm, table unchanged, p50 of ${r.warmRuns} (vs bare paginated Scan)`,
@@ -242,7 +241,7 @@ function listCacheRows(/** @type {any} */ r) {
       value: r.warmMs,
       floor: r.scanMs,
       unit: "ms",
-      target: { max: 0.02 },
+      target: "<= 0.02x",
     }),
     ratioRow({
       metric: `DynamoDB calls per warm list (${JSON.stringify(r.callsByOperation)})`,
@@ -250,7 +249,7 @@ function listCacheRows(/** @type {any} */ r) {
       value: r.callsPerList,
       floor: 1,
       unit: "calls",
-      target: { maxValue: 1 },
+      target: "<= 1 calls",
     }),
     ratioRow({
       metric: `list ${posts} after a write (a miss), median of ${r.missRuns} (vs bare Scan)`,
@@ -258,7 +257,7 @@ function listCacheRows(/** @type {any} */ r) {
       value: r.missMs,
       floor: r.scanMs,
       unit: "ms",
-      target: { max: 1.2 },
+      target: "<= 1.2x",
     }),
     ratioRow({
       metric: `list ${posts} miss: peak RSS growth (vs JSON response size)`,
@@ -266,7 +265,7 @@ function listCacheRows(/** @type {any} */ r) {
       value: mb(r.missRssGrowth),
       floor: mb(r.jsonBytes),
       unit: "MB",
-      target: { max: 3 },
+      target: "<= 3x",
     }),
     ratioRow({
       metric: `  the same, --max-semi-space-size=${SMALL_SEMI_SPACE_MB} (vs JSON response size)`,
@@ -286,3 +285,10 @@ function listCacheRows(/** @type {any} */ r) {
     ),
   ];
 }
+
+/** @type {import("./context.mjs").Section} */
+export const listCache = {
+  title: "list cache: warm lists, misses, memory, writes",
+  measure: ({ endpoint, floor }) => measureListCache(endpoint, floor),
+  rows: listCacheRows,
+};

@@ -1,52 +1,21 @@
 // List child: in a fresh process (run with --expose-gc), one list of the big table, either through
-// the list handler bundle or as a bare paginated Scan; reports time and memory on stdout.
-//   node --expose-gc bench/list-child.mjs handler <bundle>
-//   node --expose-gc bench/list-child.mjs scan <floor bundle> <endpoint> <table>
+// the list handler bundle or as a bare paginated Scan through the floor bundle; reports time and
+// memory on stdout. The table and endpoint come from the Lambda environment it is given.
+//   node --expose-gc bench/list-child.mjs handler|scan <bundle>
 import { pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { apiEvent } from "../scripts/api-event.mjs";
 
-const [mode, modulePath = "", endpoint = "", table = ""] = process.argv.slice(2);
+const [mode, modulePath = ""] = process.argv.slice(2);
 const gc = /** @type {(() => void) | undefined} */ (globalThis.gc);
 if (!gc) throw new Error("run with --expose-gc");
-
-/**
- * What one side measures (`run`), and what it tells afterwards, outside the measurement
- * (`describe`: posts listed, uncompressed JSON bytes, bytes on the wire).
- * @typedef {{ run: () => Promise<unknown>, describe: (result: any) => { items: number, bytes: number, wireBytes: number } }} Side
- */
-
+if (mode !== "handler" && mode !== "scan") throw new Error(`mode must be handler or scan: ${mode}`);
+const { AWS_ENDPOINT_URL_DYNAMODB: endpoint, AWS_REGION: region, TABLE_NAME: table } = process.env;
 const module = await import(pathToFileURL(modulePath).href);
-/** @type {Side} */
-let side;
-if (mode === "handler") {
-  // 10,000 posts of 1 KB are over Lambda's 6 MB response limit: the handler gzips when asked.
-  const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
-  side = {
-    run: () => module.handler(event),
-    describe: (response) => {
-      if (response.statusCode !== 200) {
-        throw new Error(`list answered ${response.statusCode}: ${response.body}`);
-      }
-      const json = response.isBase64Encoded
-        ? gunzipSync(Buffer.from(response.body, "base64")).toString("utf8")
-        : response.body;
-      return {
-        items: JSON.parse(json).length,
-        bytes: Buffer.byteLength(json),
-        wireBytes: Buffer.byteLength(response.body),
-      };
-    },
-  };
-} else if (mode === "scan") {
-  const floor = module.createFloor({ endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
-  side = {
-    run: () => floor.list(table),
-    describe: (items) => ({ items: items.length, bytes: 0, wireBytes: 0 }),
-  };
-} else {
-  throw new Error(`mode must be handler or scan, not ${mode}`);
-}
+// Everything either side needs is made before the measurement starts.
+const floor = mode === "scan" ? module.createFloor({ endpoint, region }) : undefined;
+// 10,000 posts of 1 KB are over Lambda's 6 MB response limit: the handler gzips when asked.
+const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
 
 /** Heap in use by JavaScript plus memory held outside it (response buffers). */
 const heapNow = () => {
@@ -68,7 +37,7 @@ const sample = () => {
 const sampler = setInterval(sample, 2);
 
 const started = performance.now();
-const result = await side.run();
+const result = await (floor ? floor.list(table) : module.handler(event));
 const ms = performance.now() - started;
 sample();
 clearInterval(sampler);
@@ -82,13 +51,19 @@ await new Promise((resolve) => setTimeout(resolve, 50));
 gc();
 const liveGrowth = heapNow() - heapBefore;
 
+// Posts listed, uncompressed JSON bytes and bytes on the wire, read after the measurement.
+let described = { items: result.length, responseBytes: 0, wireBytes: 0 };
+if (!floor) {
+  if (result.statusCode !== 200)
+    throw new Error(`list answered ${result.statusCode}: ${result.body}`);
+  const json = result.isBase64Encoded
+    ? gunzipSync(Buffer.from(result.body, "base64")).toString("utf8")
+    : result.body;
+  const [responseBytes, wireBytes] = [Buffer.byteLength(json), Buffer.byteLength(result.body)];
+  described = { items: JSON.parse(json).length, responseBytes, wireBytes };
+}
+const [rssGrowth, heapGrowth] = [rssPeak - rssBefore, heapPeak - heapBefore];
 process.stdout.write(
-  `${JSON.stringify({
-    ms,
-    ...side.describe(result),
-    rssGrowth: rssPeak - rssBefore,
-    heapGrowth: heapPeak - heapBefore,
-    liveGrowth,
-  })}\n`,
+  `${JSON.stringify({ ms, ...described, rssGrowth, heapGrowth, liveGrowth })}\n`,
 );
 process.exit(0);

@@ -1,5 +1,15 @@
-// Bench helpers: filler text, statistics, child processes and the results table.
+// Bench helpers: the log, filler text, statistics, rounds, child processes and the results table.
 import { spawn } from "node:child_process";
+import { once } from "node:events";
+
+/** `performance.now()` when the bench started, for the log and the wall time. */
+export const benchStarted = performance.now();
+
+/** Writes a progress line, stamped with the seconds since the bench started, to stderr. */
+export function log(/** @type {string} */ message) {
+  const seconds = ((performance.now() - benchStarted) / 1000).toFixed(1);
+  process.stderr.write(`[bench ${seconds}s] ${message}\n`);
+}
 
 /** ASCII text of exactly `length` characters, different for each seed. */
 export function filler(/** @type {number} */ seed, /** @type {number} */ length) {
@@ -7,115 +17,104 @@ export function filler(/** @type {number} */ seed, /** @type {number} */ length)
   return words.repeat(Math.ceil(length / words.length)).slice(0, length);
 }
 
-/**
- * The q-quantile (0..1) of some numbers, nearest-rank; NaN when there are none.
- * @param {number[]} values @param {number} q
- */
-export function quantile(values, q) {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return /** @type {number} */ (sorted[rank]);
+const sorted = (/** @type {number[]} */ values) => [...values].sort((a, b) => a - b);
+
+/** The q-quantile (0..1) of some numbers, nearest-rank; NaN when there are none. */
+export function quantile(/** @type {number[]} */ values, /** @type {number} */ q) {
+  const s = sorted(values);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
 }
 
 /** The median of some numbers (mean of the middle two for an even count); NaN when there are none. */
 export function median(/** @type {number[]} */ values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const upper = sorted[mid] ?? NaN;
-  return sorted.length % 2 ? upper : ((sorted[mid - 1] ?? NaN) + upper) / 2;
+  const s = sorted(values);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
+}
+
+/**
+ * The median of each field over some runs.
+ * @template {Record<string, number>} T @param {T[]} runs @returns {T}
+ */
+export function medians(runs) {
+  const keys = Object.keys(runs[0] ?? {});
+  return /** @type {T} */ (
+    Object.fromEntries(keys.map((key) => [key, median(runs.map((run) => run[key] ?? NaN))]))
+  );
+}
+
+/**
+ * Runs rounds until there were `count` or `budgetMs` has passed. A round calls `task` once per item,
+ * in turn, starting one item later each round, so that a drift in speed touches every item alike
+ * (with two items, they alternate which goes first).
+ * @template T @param {number} count @param {number} budgetMs @param {T[]} items
+ * @param {(item: T, round: number) => Promise<void>} task @returns {Promise<number>} rounds run
+ */
+export async function rounds(count, budgetMs, items, task) {
+  const deadline = performance.now() + budgetMs;
+  let round = 0;
+  for (; round < count && performance.now() < deadline; round++) {
+    for (let k = 0; k < items.length; k++) {
+      await task(/** @type {T} */ (items[(round + k) % items.length]), round);
+    }
+  }
+  return round;
 }
 
 /** Child processes still running, so an interrupted bench can end them. */
 export const runningChildren = new Set();
 
 /**
- * Runs `node <args>` with exactly `env` (plus PATH and HOME), killing it after `timeoutMs`.
- * Times are milliseconds from just before the spawn: the first stdout line and the exit.
+ * Runs `node <args>` with exactly `env` (plus PATH and HOME), killing it after `timeoutMs`. Returns
+ * its first stdout line as JSON, and the milliseconds from just before the spawn to that line and
+ * to the exit.
  * @param {string[]} args @param {Record<string, string>} env @param {number} timeoutMs
- * @returns {Promise<{ firstLineMs: number, exitMs: number, lines: string[], stderr: string }>}
  */
-export function runNode(args, env, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const child = spawn(process.execPath, args, {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-    });
-    runningChildren.add(child);
-    let firstLineMs = NaN;
-    let stdout = "";
-    let stderr = "";
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.stdout.on("data", (/** @type {Buffer} */ chunk) => {
-      stdout += chunk.toString("utf8");
-      if (Number.isNaN(firstLineMs) && stdout.includes("\n"))
-        firstLineMs = performance.now() - start;
-    });
-    child.stderr.on("data", (/** @type {Buffer} */ chunk) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-8_192);
-    });
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      runningChildren.delete(child);
-      const exitMs = performance.now() - start;
-      if (code !== 0) {
-        const why = signal ? `signal ${signal}` : `code ${code}`;
-        reject(new Error(`node ${args.join(" ").slice(0, 200)} ended with ${why}:\n${stderr}`));
-        return;
-      }
-      resolve({ firstLineMs, exitMs, lines: stdout.split("\n").filter(Boolean), stderr });
-    });
+export async function runNode(args, env, timeoutMs) {
+  const start = performance.now();
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
   });
-}
-
-/**
- * Runs `task` up to `count` times or until `budgetMs` has passed, whichever comes first.
- * @param {number} count @param {number} budgetMs @param {(i: number) => Promise<void>} task
- * @returns {Promise<number>} how many runs were made
- */
-export async function bounded(count, budgetMs, task) {
-  const deadline = performance.now() + budgetMs;
-  let i = 0;
-  while (i < count && performance.now() < deadline) await task(i++);
-  return i;
-}
-
-/**
- * @typedef {object} Row
- * @property {string} metric
- * @property {string} name handler (or phase) the row is about
- * @property {number} value the handler's measurement
- * @property {number} floor the baseline's measurement
- * @property {string} unit
- * @property {number | undefined} ratio value / floor (or the compared quantity)
- * @property {string} target e.g. "<= 1.8x"; "info" when there is none
- * @property {boolean | undefined} met
- */
-
-/**
- * A row comparing a measurement with its floor. The target is on the ratio (`max`/`min`, in x) or
- * on the value itself (`maxValue`, in the row's unit).
- * @param {Omit<Row, "ratio" | "met" | "target"> & { target?: { max?: number, min?: number, maxValue?: number } }} row
- * @returns {Row}
- */
-export function ratioRow({ target, ...row }) {
-  const ratio = row.value / row.floor;
-  let text = "info";
-  /** @type {boolean | undefined} */
-  let met;
-  if (target?.max !== undefined) {
-    text = `<= ${target.max}x`;
-    met = ratio <= target.max;
-  } else if (target?.min !== undefined) {
-    text = `>= ${target.min}x`;
-    met = ratio >= target.min;
-  } else if (target?.maxValue !== undefined) {
-    text = `<= ${target.maxValue} ${row.unit}`;
-    met = row.value <= target.maxValue;
+  runningChildren.add(child);
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  let [firstLineMs, stdout, stderr] = [NaN, "", ""];
+  child.stdout.setEncoding("utf8").on("data", (/** @type {string} */ chunk) => {
+    stdout += chunk;
+    if (Number.isNaN(firstLineMs) && stdout.includes("\n")) firstLineMs = performance.now() - start;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr = (stderr + chunk).slice(-8_192)));
+  try {
+    const [code, signal] = await once(child, "close");
+    const exitMs = performance.now() - start;
+    if (code !== 0) {
+      const why = signal ? `signal ${signal}` : `code ${code}`;
+      throw new Error(`node ${args.join(" ").slice(0, 200)} ended with ${why}:\n${stderr}`);
+    }
+    return { report: JSON.parse(stdout.split("\n")[0] ?? ""), firstLineMs, exitMs };
+  } finally {
+    clearTimeout(timer);
+    runningChildren.delete(child);
   }
-  return { ...row, ratio, target: text, met };
+}
+
+/**
+ * One line of the table: a measurement beside its floor, their ratio, and the target as printed
+ * ("<= 1.8x" or ">= 0.5x" on the ratio, "<= 300 KB" on the value, "info" for none) and whether
+ * it was met.
+ * @typedef {{ metric: string, name: string, value: number, floor: number, unit: string, target: string, ratio: number, met: boolean | undefined }} Row
+ */
+
+/**
+ * A row comparing a measurement with its floor.
+ * @param {Omit<Row, "ratio" | "met" | "target"> & { target?: string }} row @returns {Row}
+ */
+export function ratioRow({ target = "info", ...row }) {
+  const ratio = row.value / row.floor;
+  const [, op, limit = "", unit] = /^([<>]=) ([\d.]+) ?(.*)$/.exec(target) ?? [];
+  const measured = unit === "x" ? ratio : row.value;
+  const met = op === undefined ? undefined : op === "<=" ? measured <= +limit : measured >= +limit;
+  return { ...row, target, ratio, met };
 }
 
 const number = (/** @type {number} */ n) =>
@@ -128,19 +127,15 @@ export function formatTable(/** @type {Row[]} */ rows) {
     `${row.metric}: ${row.name}`,
     `${number(row.value)} ${row.unit}`,
     `${number(row.floor)} ${row.unit}`,
-    row.ratio === undefined ? "" : `${row.ratio.toFixed(2)}x`,
+    `${row.ratio.toFixed(2)}x`,
     row.target,
     row.met === undefined ? "" : row.met ? "yes" : "NO",
   ]);
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...cells.map((c) => c[i]?.length ?? 0)),
-  );
-  const line = (/** @type {string[]} */ values) =>
-    values
-      .map((value, i) =>
-        i >= 1 && i <= 3 ? value.padStart(widths[i] ?? 0) : value.padEnd(widths[i] ?? 0),
-      )
-      .join(" | ");
-  const rule = widths.map((w) => "-".repeat(w)).join("-|-");
-  return [line(header), rule, ...cells.map(line)].join("\n");
+  const all = [header, ...cells];
+  const widths = header.map((_, i) => Math.max(...all.map((c) => c[i]?.length ?? 0)));
+  // Figures right-aligned, text left-aligned.
+  const pad = (/** @type {string} */ text, /** @type {number} */ i) =>
+    i >= 1 && i <= 3 ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
+  const [head = "", ...body] = all.map((c) => c.map(pad).join(" | "));
+  return [head, widths.map((w) => "-".repeat(w)).join("-|-"), ...body].join("\n");
 }

@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
 import { type Offline, startOffline } from "../helpers/offline.js";
+import { POST_KEYS, SHOWN_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
 
 // +05:45 all year, no DST: a timestamp in the wrong zone or with month and day swapped cannot pass.
 const TIME_ZONE = "Asia/Kathmandu";
-const SERVICE_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];
+const ZONE_OFFSET_MS = (5 * 60 + 45) * 60_000;
 const BAD_ID = { detail: "Blog post id must be a positive integer" };
 
 interface PostBody {
@@ -72,21 +72,9 @@ async function createPost(fields: Record<string, unknown>): Promise<PostBody> {
   return reply.body as PostBody;
 }
 
-const zoned = new Intl.DateTimeFormat("en-US", {
-  timeZone: TIME_ZONE,
-  hourCycle: "h23",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-});
-
 /** `YYYY-DD-MM HH:MM:SS` for an instant in the server's zone, computed independently of the service. */
 function inServiceFormat(instant: Date): string {
-  const part = Object.fromEntries(zoned.formatToParts(instant).map((p) => [p.type, p.value]));
-  return `${part.year}-${part.day}-${part.month} ${part.hour}:${part.minute}:${part.second}`;
+  return dayFirstUtc(new Date(instant.getTime() + ZONE_OFFSET_MS));
 }
 
 /** Every value the server may show for a moment between two epoch-millisecond readings. */
@@ -117,7 +105,7 @@ describe("POST /api/post", () => {
     expect(post).toMatchObject({ title: "First", content: "Hello" });
     expect(Number.isSafeInteger(post.id) && post.id > 0).toBe(true);
     expect(reply.headers.get("location")).toBe(`/api/post/${post.id}`);
-    expect(post.created_at).toMatch(SERVICE_TIMESTAMP);
+    expect(post.created_at).toMatch(SHOWN_TIMESTAMP);
     expect(serviceTimesBetween(before, after)).toContain(post.created_at);
     expect(post.updated_at).toBe(post.created_at);
   });
@@ -318,8 +306,8 @@ describe("GET /api/post", () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const post of posts) {
       expect(Object.keys(post).sort()).toEqual(POST_KEYS);
-      expect(post.created_at).toMatch(SERVICE_TIMESTAMP);
-      expect(post.updated_at).toMatch(SERVICE_TIMESTAMP);
+      expect(post.created_at).toMatch(SHOWN_TIMESTAMP);
+      expect(post.updated_at).toMatch(SHOWN_TIMESTAMP);
     }
     expect(posts).toEqual(expect.arrayContaining(created));
     // Exactly the stored posts: the id counter (0) and the change marker (< 0) are storage.
