@@ -1,7 +1,8 @@
-// Bench section "cold start": fresh `node` processes (bench/cold-child.mjs), each importing one
-// bundle (or a floor) and answering one event; rounds rotate the order so a drift in speed touches
-// every variant alike.
+// Bench section "cold start": fresh processes of the Lambda runtime's Node (bench/cold-child.mjs),
+// each importing one bundle (or a floor) and answering one event; rounds rotate the order so a
+// drift in speed touches every variant alike.
 import { handlerNames } from "../scripts/build.mjs";
+import { RUNTIME_NODE_VERSION, installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { LIMITS, benchDir, handlerCases, lambdaEnv, staging } from "./context.mjs";
 import { log, medians, ratioRow, rounds, runNode } from "./util.mjs";
 
@@ -14,7 +15,7 @@ const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/fl
 
 /** @type {import("./context.mjs").Section} */
 export const coldStart = {
-  title: "cold start",
+  title: `cold start, on Node ${RUNTIME_NODE_VERSION} (the functions' runtime)`,
   /** Medians per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
     const cases = handlerCases("cold");
@@ -22,13 +23,15 @@ export const coldStart = {
     const runs = {};
     const { runs: count, budgetMs, minRuns } = LIMITS.cold;
     const variants = [...Object.keys(FLOORS), ...handlerNames];
+    const node = installRuntimeNode();
     const done = await rounds(count, budgetMs, variants, async (variant, round) => {
       // The floors are asked what the get handler is.
       const spec = cases[variant] ?? cases["get-post"];
       if (!spec) throw new Error(`no request for ${variant}`);
       const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
       const args = [`${benchDir}/cold-child.mjs`, module, JSON.stringify(spec.event(round))];
-      const run = await runNode(args, lambdaEnv(endpoint, spec.table), LIMITS.childTimeoutMs);
+      const env = lambdaEnv(endpoint, spec.table);
+      const run = await runNode(args, env, LIMITS.childTimeoutMs, node);
       const { status, answered: answeredMs, imported: importedMs } = run.report;
       if (status !== spec.status) throw new Error(`cold ${variant} answered ${status}`);
       const [spawnToAnswerMs, spawnToExitMs] = [run.firstLineMs, run.exitMs];
@@ -51,7 +54,7 @@ export const coldStart = {
         const [value, floor] = [summary[name]?.[key] ?? NaN, summary[base]?.[key] ?? NaN];
         return ratioRow({ metric, name, value, floor, unit: "ms", target });
       });
-    const start = "cold start, process start to answer";
+    const start = `cold start on Node ${RUNTIME_NODE_VERSION}, process start to answer`;
     return [
       ...rows(`${start} (median of ${count})`, handlerNames, EMPTY, "answeredMs", "<= 1.8x"),
       ...rows(start, [SDK], EMPTY),

@@ -67,12 +67,12 @@ export const runningChildren = new Set();
 /**
  * Runs `node <args>` with exactly `env` (plus PATH and HOME), killing it after `timeoutMs`. Returns
  * its first stdout line as JSON, and the milliseconds from just before the spawn to that line and
- * to the exit.
+ * to the exit. `node` is this process's Node unless another binary is named.
  * @param {string[]} args @param {Record<string, string>} env @param {number} timeoutMs
  */
-export async function runNode(args, env, timeoutMs) {
+export async function runNode(args, env, timeoutMs, node = process.execPath) {
   const start = performance.now();
-  const child = spawn(process.execPath, args, {
+  const child = spawn(node, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
   });
