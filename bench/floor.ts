@@ -3,6 +3,7 @@
 // (bench/bundles.mjs), so both sides run the same SDK code and a ratio measures only what the
 // handler adds.
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { ChangeMarker } from "../lib/change-marker.js";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/post.js";
 import { PostsTable } from "../lib/posts-table.js";
 import { buildRuntime } from "../lib/runtime.js";
@@ -12,15 +13,30 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
   const config = { tableName: "", idempotencyTableName: undefined, idBlockSize: 1 } as const;
   const { client: db } = buildRuntime({ ...config, endpoint, region, logLevel: "silent" });
   const table = (name: string) => new PostsTable(db, name);
-  return {
-    get: (name: string, id: number) => table(name).get(id),
-    put: (name: string, post: Post) => table(name).put(post),
-    nextId: (name: string) => table(name).reserveIds(1),
+  /** Each write's own calls, without the change marker's ADD that follows it. */
+  const withoutMarker = {
     /** A create as the repository makes it (block size 1): a counter call, then the put. */
     create: async (name: string, input: NewPost) =>
       table(name).put(postToStore(input, await table(name).reserveIds(1))),
     update: (name: string, id: number, changes: PostChanges) => table(name).update(id, changes),
     remove: (name: string, id: number) => table(name).delete(id),
+  };
+  /** Then the marker's ADD, as every acknowledged write makes it. */
+  const marked =
+    <A extends unknown[], R>(write: (name: string, ...args: A) => Promise<R>) =>
+    async (name: string, ...args: A) => {
+      const result = await write(name, ...args);
+      await new ChangeMarker(table(name)).advance();
+      return result;
+    };
+  return {
+    get: (name: string, id: number) => table(name).get(id),
+    put: (name: string, post: Post) => table(name).put(post),
+    nextId: (name: string) => table(name).reserveIds(1),
+    create: marked(withoutMarker.create),
+    update: marked(withoutMarker.update),
+    remove: marked(withoutMarker.remove),
+    withoutMarker,
     list: (name: string) => table(name).list(),
     /** Seeds up to 25 posts in one BatchWrite (not a handler's call), retrying what is left over. */
     batchPut: async (name: string, posts: Post[]) => {
