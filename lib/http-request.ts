@@ -36,7 +36,9 @@ function decodeBody(event: APIGatewayProxyEventV2): string {
   }
   if (!event.isBase64Encoded) return raw;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(raw, "base64"));
+    // The mark is kept here and removed once, below, as for a text body.
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    return decoder.decode(Buffer.from(raw, "base64"));
   } catch {
     throw new BadRequestError("Request body is not valid UTF-8");
   }

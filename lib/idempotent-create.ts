@@ -68,7 +68,7 @@ export class IdempotentCreate {
         if (record.status === 409) throw new ConflictError(record.conflict_id ?? 0);
         return record.post as Post;
       }
-      if (record.lease_until < Date.now()) continue; // the first request died: take over
+      // Still pending: the next claim takes the key over if its lease has run out by then.
       if (Date.now() > waitUntil) throw new IdempotencyError("in-progress");
       await sleep(50 + Math.random() * 100);
     }

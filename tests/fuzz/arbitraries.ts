@@ -1,19 +1,15 @@
 // Fuzz inputs: fast-check arbitraries for hostile API Gateway requests to the five post handlers,
 // built from the fixed corpora (corpora.ts) and generated values.
 import fc from "fast-check";
-import { dayFirstUtc } from "../helpers/post-shape.js";
 import {
-  CONTENT_BOUNDARY,
-  EDGE_CHARACTERS,
   HEADER_SETS,
   HUGE_BODIES,
-  INVALID_TIMESTAMPS,
+  INVALID_IDEMPOTENCY_KEYS,
   INVALID_UTF8_BASE64,
   NONCANONICAL_POST_IDS,
   QUERY_STRINGS,
-  TITLE_BOUNDARY,
-  VALID_TIMESTAMPS,
 } from "./corpora.js";
+import { hostileString, nearValidPayload, payload } from "./fields.js";
 
 /** The five handlers, by the action they serve. */
 export type Kind = "list" | "get" | "create" | "update" | "delete";
@@ -32,164 +28,6 @@ export interface HostileRequest {
   /** Raw query string; the service must ignore it. */
   query: string;
 }
-
-const oneUnit = (unit: "binary" | "grapheme" | "grapheme-ascii") =>
-  fc.string({ unit, minLength: 1, maxLength: 1 });
-
-/** One hostile character (sometimes a short sequence) from any part of Unicode, surrogates included. */
-const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...EDGE_CHARACTERS) },
-  { weight: 3, arbitrary: oneUnit("binary") },
-  { weight: 2, arbitrary: oneUnit("grapheme") },
-  { weight: 4, arbitrary: oneUnit("grapheme-ascii") },
-);
-
-/** A string of hostile characters; may hold lone surrogates. */
-const hostileString = (maxLength = 30): fc.Arbitrary<string> =>
-  fc.string({ unit: hostileCharacter, maxLength });
-
-/** A hostile string with every lone surrogate replaced, so it is valid Unicode text. */
-const wellFormedString = (maxLength = 30): fc.Arbitrary<string> =>
-  hostileString(maxLength).map((text) => text.toWellFormed());
-
-/** The number of Unicode code points in a string (what the title limit counts). */
-export const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
-
-/** A JSON value `depth` levels deep, alternating arrays and objects. */
-export function nested(depth: number): unknown {
-  let value: unknown = "bottom";
-  for (let level = 0; level < depth; level++) value = level % 2 ? [value] : { a: value };
-  return value;
-}
-
-/** A value of the wrong type for any post field: null, booleans, numbers, arrays, objects, deep nesting. */
-const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0, -0, 1e308, 5e-324, -1, 1.5),
-  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
-  fc.dictionary(hostileString(6), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
-  fc.integer({ min: 1, max: 2_000 }).map(nested),
-);
-
-/** Title values: mostly strings (some over the limit), sometimes the wrong type. */
-const titleValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 6, arbitrary: wellFormedString(40) },
-  { weight: 2, arbitrary: hostileString(40) },
-  { weight: 2, arbitrary: fc.constantFrom(...TITLE_BOUNDARY) },
-  {
-    weight: 1,
-    arbitrary: fc
-      .tuple(fc.integer({ min: 95, max: 105 }), hostileCharacter)
-      .map(([times, text]) => text.repeat(times)),
-  },
-  { weight: 2, arbitrary: wrongTypeValue },
-);
-
-/** Content values: mostly short strings, rarely the size bound, sometimes the wrong type. */
-const contentValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 12, arbitrary: wellFormedString(200) },
-  { weight: 4, arbitrary: hostileString(200) },
-  { weight: 1, arbitrary: fc.constantFrom(...CONTENT_BOUNDARY) },
-  { weight: 3, arbitrary: wrongTypeValue },
-);
-
-/** Ids a client may send on create: in range, out of range, fractional, strings, wrong types. */
-const idValue = (knownIds: readonly number[]): fc.Arbitrary<unknown> =>
-  fc.oneof(
-    { weight: 3, arbitrary: fc.integer({ min: 1_000, max: 1_000_000_000 }) },
-    { weight: 2, arbitrary: fc.constantFrom(...knownIds) },
-    {
-      weight: 2,
-      arbitrary: fc.constantFrom(0, -0, -1, 1.5, 2 ** 53, 2 ** 53 + 2, 1e21, "5", "1", "", true),
-    },
-    { weight: 1, arbitrary: wrongTypeValue },
-  );
-
-/** A date shown in the service format, read back in UTC. */
-const serviceFormat = dayFirstUtc;
-
-const storableDate = fc.date({
-  min: new Date("1000-01-01T00:00:00Z"),
-  max: new Date("9998-12-31T23:59:59Z"),
-  noInvalidDate: true,
-});
-
-/** Timestamp values: known-good, known-bad, generated good ones in both formats, hostile strings. */
-const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(...VALID_TIMESTAMPS),
-  fc.constantFrom(...INVALID_TIMESTAMPS),
-  storableDate.map((date) => date.toISOString()),
-  storableDate.map(serviceFormat),
-  hostileString(25),
-  wrongTypeValue,
-);
-
-/** Keys that are not post fields, some of them lookalikes or prototype names. */
-const unknownKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom(
-    "__proto__",
-    "constructor",
-    "toString",
-    "hasOwnProperty",
-    "Title",
-    "TITLE",
-    " title",
-    "content ",
-    "tit\u0000le",
-    "content\u200b",
-    "",
-    "ID",
-    "createdAt",
-    "last_id",
-    "post_pk",
-    "author",
-  ),
-  hostileString(8),
-);
-
-/** One payload entry, present with the given probability (percent). */
-const entry = (key: string, value: fc.Arbitrary<unknown>, percent: number) =>
-  fc.oneof(
-    { weight: percent, arbitrary: value.map((v): [string, unknown][] => [[key, v]]) },
-    { weight: 100 - percent, arbitrary: fc.constant<[string, unknown][]>([]) },
-  );
-
-/**
- * A payload object: the five post fields each maybe present with a generated value, plus now and
- * then unknown keys. Built with Object.fromEntries so `__proto__` becomes an own key, as JSON.parse
- * would make it.
- */
-export const payload = (knownIds: readonly number[]): fc.Arbitrary<Record<string, unknown>> =>
-  fc
-    .tuple(
-      entry("id", idValue(knownIds), 20),
-      entry("title", titleValue, 85),
-      entry("content", contentValue, 85),
-      entry("created_at", timestampValue, 15),
-      entry("updated_at", timestampValue, 15),
-      fc.oneof(
-        { weight: 9, arbitrary: fc.constant<[string, unknown][]>([]) },
-        {
-          weight: 1,
-          arbitrary: fc.array(fc.tuple(unknownKey, fc.jsonValue({ maxDepth: 1 })), {
-            minLength: 1,
-            maxLength: 2,
-          }),
-        },
-      ),
-      fc.boolean(),
-    )
-    .map(([id, title, content, createdAt, updatedAt, extra, extraFirst]) => {
-      const known = [...id, ...title, ...content, ...createdAt, ...updatedAt];
-      return Object.fromEntries(extraFirst ? [...extra, ...known] : [...known, ...extra]);
-    });
 
 /** Text that is not JSON, is JSON but not an object, or is almost JSON. */
 const nonJsonText: fc.Arbitrary<string> = fc.oneof(
@@ -264,9 +102,26 @@ const deepNestingText: fc.Arbitrary<string> = fc
     return field ? `{"title":"t","content":"c","${field}":${deep}}` : deep;
   });
 
-/** A request body's text: mostly payload objects, also other JSON, non-JSON, deep and huge text. */
-const bodyText = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>
+/**
+ * A request body's text: mostly payload objects (half of them valid or one change away from
+ * valid, so they reach storage), also other JSON, non-JSON, deep and huge text.
+ */
+const bodyText = (
+  kind: "create" | "update",
+  knownIds: readonly number[],
+): fc.Arbitrary<string | undefined> =>
   fc.oneof(
+    { weight: 25, arbitrary: nearValidPayload(kind, knownIds).map((p) => JSON.stringify(p)) },
+    // A leading byte-order mark, as some Windows tools write it: one is ignored, a second is not.
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom("\ufeff", "\ufeff\ufeff", " \ufeff"),
+          nearValidPayload(kind, knownIds),
+        )
+        .map(([mark, p]) => mark + JSON.stringify(p)),
+    },
     { weight: 20, arbitrary: payload(knownIds).map((p) => JSON.stringify(p)) },
     { weight: 1, arbitrary: payload(knownIds).map((p) => JSON.stringify(p, null, "\t")) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
@@ -301,6 +156,24 @@ const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encod
       })),
     },
     {
+      weight: 2,
+      // Base64 as lenient encoders write it: no padding, the URL-safe alphabet, stray characters.
+      arbitrary: fc
+        .tuple(text, fc.constantFrom("unpadded", "url-safe", "spaced", "stray"))
+        .map(([body, form]) => {
+          const encoded = base64(body ?? "");
+          const lenient =
+            form === "unpadded"
+              ? encoded.replace(/=+$/, "")
+              : form === "url-safe"
+                ? encoded.replace(/\+/g, "-").replace(/\//g, "_")
+                : form === "spaced"
+                  ? encoded.replace(/.{1,7}/g, "$& ")
+                  : encoded.replace(/.{1,5}/g, "$&*");
+          return { body: lenient, isBase64Encoded: true };
+        }),
+    },
+    {
       weight: 1,
       arbitrary: fc
         .uint8Array({ maxLength: 48 })
@@ -326,7 +199,7 @@ const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encod
 /** Path ids of every shape: ids that exist, ids that do not, and non-canonical text. */
 export const postId = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>
   fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom(...knownIds.map(String)) },
+    { weight: 8, arbitrary: fc.constantFrom(...knownIds.map(String)) },
     { weight: 2, arbitrary: fc.integer({ min: 1, max: 1_000_000 }).map(String) },
     { weight: 1, arbitrary: fc.constant("9007199254740991") },
     { weight: 4, arbitrary: fc.constantFrom(...NONCANONICAL_POST_IDS) },
@@ -341,8 +214,44 @@ export const postId = (knownIds: readonly number[]): fc.Arbitrary<string | undef
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 
-/** Headers, content-type removal and query string for one request. */
+/** Keys shared by many generated requests, so a key is often sent again, mostly with another body. */
+const REUSED_KEYS = ["reused-1", "reused-2", "reused-3", "reused-4"];
+
+const visibleAscii = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
+
+/** Idempotency-Key values: reused ones, fresh ones, the length bounds, and ones that are not keys. */
+export const idempotencyKey: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...REUSED_KEYS) },
+  { weight: 3, arbitrary: fc.string({ unit: visibleAscii, minLength: 1, maxLength: 64 }) },
+  { weight: 1, arbitrary: fc.constantFrom("!", "~".repeat(255)) },
+  { weight: 2, arbitrary: fc.constantFrom(...INVALID_IDEMPOTENCY_KEYS) },
+  { weight: 1, arbitrary: hostileString(10) },
+);
+
+/** The header's name, spelt as clients do; headers are matched whatever their case. */
+export const idempotencyHeader = fc.constantFrom(
+  "Idempotency-Key",
+  "idempotency-key",
+  "IDEMPOTENCY-KEY",
+);
+
+/** Headers (sometimes with an Idempotency-Key), content-type removal and query string. */
 export const requestFrame = fc.record({
+  headers: fc
+    .tuple(
+      fc.constantFrom(...HEADER_SETS),
+      fc.oneof(
+        { weight: 7, arbitrary: fc.constant(null) },
+        { weight: 3, arbitrary: fc.tuple(idempotencyHeader, idempotencyKey) },
+      ),
+    )
+    .map(([headers, key]) => (key ? { ...headers, [key[0]]: key[1] } : headers)),
+  dropContentType: fc.boolean(),
+  query: fc.constantFrom(...QUERY_STRINGS),
+});
+
+/** A frame whose headers carry no Idempotency-Key. */
+export const plainFrame = fc.record({
   headers: fc.constantFrom(...HEADER_SETS),
   dropContentType: fc.boolean(),
   query: fc.constantFrom(...QUERY_STRINGS),
@@ -361,88 +270,26 @@ export const hostileRequest = (
   kind: Kind,
   knownIds: readonly number[],
 ): fc.Arbitrary<HostileRequest> => {
-  const readsBody = kind === "create" || kind === "update";
+  const bodyKind = kind === "create" || kind === "update" ? kind : undefined;
   const readsId = kind === "get" || kind === "update" || kind === "delete";
   return fc
     .tuple(
       readsId ? postId(knownIds) : fc.constant(undefined),
-      encodedBody(readsBody ? bodyText(knownIds) : ignoredBody(knownIds)),
+      encodedBody(bodyKind ? bodyText(bodyKind, knownIds) : ignoredBody(knownIds)),
       requestFrame,
     )
     .map(([id, encoded, frame]) => ({ postId: id, ...encoded, ...frame }));
 };
 
-/** Requests aimed at the id counter (item id 0) through every route. */
-export const counterAttack: fc.Arbitrary<[Kind, HostileRequest]> = fc
-  .tuple(
-    fc.constantFrom<Kind>("list", "get", "create", "update", "delete"),
-    fc.constantFrom("0", "00", "-0", "+0", "0.0", "0e0", "\uff10"),
-    fc.constantFrom(
-      '{"id": 0, "title": "t", "content": "c"}',
-      '{"id": -0, "title": "t", "content": "c"}',
-      '{"id": 0.0, "title": "t", "content": "c"}',
-      '{"id": "0", "title": "t", "content": "c"}',
-      '{"id": 0, "last_id": 0, "title": "t", "content": "c"}',
-      '{"last_id": 0}',
-      '{"id": 0}',
-      '{"title": "counter"}',
-    ),
-    requestFrame,
-  )
-  .map(([kind, id, body, frame]) => [
-    kind,
-    {
-      postId: kind === "list" || kind === "create" ? undefined : id,
-      body,
-      ...frame,
-      isBase64Encoded: false,
-    },
-  ]);
-
-// Wrapped, so that a null timestamp (a valid value) differs from an absent one.
-const validTimestamp = fc.constantFrom(...VALID_TIMESTAMPS).map((value) => ({ value }));
-
-/** A payload create must accept: well-formed strings within the limits, valid timestamps, maybe an id. */
-export const validCreatePayload = (knownIds: readonly number[]) =>
-  fc
-    .tuple(
-      wellFormedString(40).map((title) => [...title].slice(0, 100).join("")),
-      fc.oneof(
-        { weight: 12, arbitrary: wellFormedString(200) },
-        {
-          weight: 1,
-          arbitrary: fc.constantFrom(
-            ...CONTENT_BOUNDARY.filter((c) => Buffer.byteLength(c) <= 300_000),
-          ),
-        },
-      ),
-      fc.option(fc.oneof(fc.integer({ min: 1_000, max: 2 ** 40 }), fc.constantFrom(...knownIds)), {
-        freq: 3,
-      }),
-      fc.option(validTimestamp, { freq: 3 }),
-      fc.option(validTimestamp, { freq: 3 }),
-    )
-    .map(([title, content, id, createdAt, updatedAt]) => {
-      const body: Record<string, unknown> = { title, content };
-      if (id !== null) body.id = id;
-      if (createdAt) body.created_at = createdAt.value;
-      if (updatedAt) body.updated_at = updatedAt.value;
-      return body;
-    });
-
-/** A payload update must accept: any subset of title/content, plus read-only keys it drops. */
-export const validUpdatePayload = fc
-  .tuple(
-    fc.option(wellFormedString(40).map((title) => [...title].slice(0, 100).join(""))),
-    fc.option(wellFormedString(200)),
-    fc.option(
-      fc.tuple(fc.constantFrom("id", "created_at", "updated_at"), fc.jsonValue({ maxDepth: 1 })),
-    ),
-  )
-  .map(([title, content, readOnly]) => {
-    const body: Record<string, unknown> = {};
-    if (title !== null) body.title = title;
-    if (content !== null) body.content = content;
-    if (readOnly) body[readOnly[0]] = readOnly[1];
-    return body;
-  });
+/** A create's body sent again: the same fields reordered, re-spaced or base64-encoded. */
+export function resend(body: Record<string, unknown>, form: "reordered" | "spaced" | "base64") {
+  if (form === "base64") {
+    return { body: Buffer.from(JSON.stringify(body)).toString("base64"), isBase64Encoded: true };
+  }
+  const entries = Object.entries(body);
+  const text =
+    form === "reordered"
+      ? JSON.stringify(Object.fromEntries(entries.reverse()))
+      : JSON.stringify(body, null, 2);
+  return { body: text, isBase64Encoded: false };
+}

@@ -91,6 +91,9 @@ export const VALID_TIMESTAMPS: readonly (string | null)[] = [
   "2026-03-04T15:06:07+05:30",
   "2026-03-04T15:06:07.5-08:00",
   "2000-02-29T23:59:59+00:00",
+  "2026-03-04T15:06Z",
+  "2026-03-04T15:06:07.123456789+01:00",
+  "0001-01-01T01:30:00+01:00",
 ];
 
 /** Values the rulings reject for `created_at` / `updated_at` (400). */
@@ -116,6 +119,22 @@ export const INVALID_TIMESTAMPS: readonly unknown[] = [
   // A year that some zone would show outside 0000-9999.
   "9999-31-12 23:59:59",
   "0000-01-01T00:00:00Z",
+  "0001-01-01T00:30:00+01:00",
+  "9998-12-31T23:30:00-01:00",
+  // ISO 8601 forms outside the one accepted: basic format, lower case, comma fractions, hour 24,
+  // offsets without a colon or minutes, ten fraction digits, expanded years, other date formats.
+  "20260304T150607Z",
+  "2026-03-04t15:06:07z",
+  "2026-03-04T15:06:07,5Z",
+  "2026-03-04T24:00:00Z",
+  "2026-03-04T15:06:07+0530",
+  "2026-03-04T15:06:07+05",
+  "2026-03-04T15:06:07.Z",
+  "2026-03-04T15:06:07.1234567890Z",
+  "+002026-03-04T15:06:07Z",
+  "2026-03-04 15:06:07Z",
+  "2026-03-04",
+  "Wed, 04 Mar 2026 15:06:07 GMT",
   "\uff12\uff10\uff12\uff16-04-03 15:06:07",
   1_700_000_000_000,
   0,
@@ -209,4 +228,21 @@ export const NONCANONICAL_POST_IDS = [
   "18446744073709551616",
   "1".repeat(17),
   "9".repeat(400),
+];
+
+/** Idempotency-Key values that are not 1-255 visible ASCII characters (400). */
+export const INVALID_IDEMPOTENCY_KEYS = [
+  "",
+  " ",
+  "a b",
+  " key",
+  "key\t",
+  "key\n",
+  "\u0000",
+  "\u007f",
+  "cl\u00e9",
+  "\u043a\u043b\u044e\u0447",
+  "\u{1f511}",
+  "\ud800",
+  "x".repeat(256),
 ];

@@ -1,18 +1,21 @@
-// Fuzz oracle: an independent model of what the rulings ask, so a handler's answer to any
-// generated request can be judged without reusing the code under test.
+// Fuzz oracle: an independent model of what the rulings and the README's documented decisions
+// ask, so a handler's answer to any generated request can be judged without reusing the code
+// under test. Every request has one expected outcome; where several rules are broken at once,
+// any of their statuses is accepted, since the order of the checks is not documented.
 import { expect } from "vitest";
 import { CONTENT_MAX_BYTES } from "../../lib/post.js";
 import { POST_KEYS, STORED_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
-import * as arb from "./arbitraries.js";
 import type { HostileRequest, Kind } from "./arbitraries.js";
-import { INVALID_TIMESTAMPS, VALID_TIMESTAMPS } from "./corpora.js";
+import { codePoints } from "./fields.js";
 
 /** A stored item, as the table holds it. */
 export type Item = Record<string, unknown>;
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 const BAD_PATH_ID = "Blog post id must be a positive integer";
-/** The body size past which a 400 or 413 is fine: the rulings leave the exact limit open. */
-const HUGE_BODY_BYTES = 1_048_576;
+/** Bodies over 1 MiB are refused (413) before they are decoded or parsed. */
+const BODY_MAX_BYTES = 1_048_576;
+const BAD_KEY = "Idempotency-Key must be 1 to 255 visible ASCII characters";
+const REUSED_KEY = "Idempotency-Key was already used with a different request body";
 
 /** A stored instant as the API must show it with TZ=UTC: `YYYY-DD-MM HH:MM:SS`. */
 function shownTimestamp(stored: unknown): string | null {
@@ -38,119 +41,118 @@ export function shown(item: Item) {
 export const instantOf = (stored: unknown): number | null =>
   stored === null ? null : new Date(stored as string | number).getTime();
 
-/** `YYYY-DD-MM HH:MM:SS` read as UTC; undefined unless it names a real moment. */
-function serviceInstant(text: string): number | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(text);
-  if (!match) return undefined;
-  const [year, day, month, hour, minute, second] = match.slice(1).map(Number) as number[];
+/** The instant of these UTC fields, or undefined unless each is in range (no rollover). */
+function utcInstant(fields: number[], offsetMinutes = 0): number | undefined {
+  const [year, month, day, hour, minute, second, ms = 0] = fields as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number?,
+  ];
   const date = new Date(0);
-  date.setUTCFullYear(year!, month! - 1, day!);
-  date.setUTCHours(hour!, minute!, second!, 0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
   const real =
     date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month! - 1 &&
+    date.getUTCMonth() === month - 1 &&
     date.getUTCDate() === day &&
     date.getUTCHours() === hour &&
     date.getUTCMinutes() === minute &&
     date.getUTCSeconds() === second;
-  return real ? date.getTime() : undefined;
+  return real ? date.getTime() - offsetMinutes * 60_000 : undefined;
 }
 
-/** The instant a client timestamp names (TZ=UTC), null for null, undefined if unknown. */
+/** `YYYY-DD-MM HH:MM:SS`, the service's own format, read in the server's zone (UTC here). */
+const SERVICE_FORMAT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+/**
+ * ISO 8601 as accepted: extended format, upper-case `T`, seconds and 1-9 fraction digits
+ * optional, and `Z` or `±HH:MM`. Other ISO 8601 forms (basic format, `±HHMM`, comma
+ * fractions, hour 24) are refused.
+ */
+const ISO_WITH_OFFSET =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+/** The instant a client timestamp names (TZ=UTC): null for null, undefined when it is refused. */
 export function clientInstant(value: unknown): number | null | undefined {
   if (value === null) return null;
   if (typeof value !== "string") return undefined;
-  const service = serviceInstant(value);
-  if (service !== undefined) return service;
-  const parsed = Date.parse(value);
-  return Number.isNaN(parsed) ? undefined : parsed;
-}
-
-type Judgement = "valid" | "invalid" | "unsure";
-
-function judgeTimestamp(value: unknown): Judgement {
-  if (value === null) return "valid";
-  if (typeof value !== "string") return "invalid";
-  if (INVALID_TIMESTAMPS.includes(value)) return "invalid";
-  const instant = clientInstant(value);
+  let instant: number | undefined;
+  const service = SERVICE_FORMAT.exec(value);
+  const iso = ISO_WITH_OFFSET.exec(value);
+  if (service) {
+    const [year, day, month, hour, minute, second] = service.slice(1).map(Number) as number[];
+    instant = utcInstant([year!, month!, day!, hour!, minute!, second!]);
+  } else if (iso) {
+    const [, y, mo, d, h, mi, s = "0", fraction = "", sign, oh = "0", om = "0"] = iso;
+    if (Number(oh) > 23 || Number(om) > 59) return undefined;
+    const offset = (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
+    // Milliseconds: the first three fraction digits; further digits are dropped, not rounded.
+    const ms = Number(fraction.padEnd(3, "0").slice(0, 3));
+    instant = utcInstant([y, mo, d, h, mi, s].map(Number).concat(ms), offset);
+  }
+  if (instant === undefined) return undefined;
   // Years 0001-9998 only, so the shown year has four digits in every zone.
-  const year =
-    instant === null || instant === undefined ? undefined : new Date(instant).getUTCFullYear();
-  if (year !== undefined && (year < 1 || year > 9998)) return "invalid";
-  if (VALID_TIMESTAMPS.includes(value) || serviceInstant(value) !== undefined) return "valid";
-  if (STORED_TIMESTAMP.test(value) && new Date(value).toISOString() === value) return "valid";
-  return "unsure";
+  const year = new Date(instant).getUTCFullYear();
+  return year >= 1 && year <= 9998 ? instant : undefined;
 }
 
-/** What a body should earn: the 4xx statuses it must get, or none; unsure where the rulings are silent. */
+/** The 4xx statuses a body must get (none when valid), and the payload when it is an object. */
 interface Verdict {
   rejections: Set<number>;
-  unsure: boolean;
   payload?: Record<string, unknown>;
 }
 
-/** Canonical padded base64 (no nested groups: bodies run to megabytes). */
-const isStrictBase64 = (text: string) =>
-  text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+const rejected = (status: number): Verdict => ({ rejections: new Set([status]) });
+
+/**
+ * The body as text. Base64 is decoded as Node's Buffer decodes it (both alphabets, padding
+ * optional, characters outside the alphabet skipped, stopping at the first `=`); the bytes must
+ * be UTF-8. One leading byte-order mark is ignored, in text and base64 alike.
+ */
+function bodyText(request: HostileRequest): string | Verdict {
+  const raw = request.body ?? "";
+  // A base64 body counts as the bytes it decodes to at most: 3 for every 4 characters sent.
+  const size = request.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
+  if (size > BODY_MAX_BYTES) return rejected(413);
+  let text = raw;
+  if (request.isBase64Encoded) {
+    try {
+      const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+      text = decoder.decode(Buffer.from(raw, "base64"));
+    } catch {
+      return rejected(400);
+    }
+  }
+  return text.startsWith("\ufeff") ? text.slice(1) : text;
+}
 
 /** Judges a create or update body from the rulings, without using the service's own code. */
 export function judgeBody(kind: "create" | "update", request: HostileRequest): Verdict {
-  const verdict: Verdict = { rejections: new Set(), unsure: false };
-  const reject = (status: number) => verdict.rejections.add(status);
-  const raw = request.body ?? "";
-  let text = raw;
-  if (request.isBase64Encoded) {
-    const compact = raw.replace(/\s/g, "");
-    if (!isStrictBase64(compact)) verdict.unsure = true; // lenient or strict decoding: either is fine
-    // A size limit may apply to the body as sent or as decoded.
-    if (raw.length > HUGE_BODY_BYTES) verdict.unsure = true;
-    const bytes = Buffer.from(raw, "base64");
-    if (bytes.length > HUGE_BODY_BYTES) return { rejections: new Set([400, 413]), unsure: false };
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      reject(400);
-      return verdict;
-    }
-  } else if (Buffer.byteLength(raw) > HUGE_BODY_BYTES) {
-    return { rejections: new Set([400, 413]), unsure: false };
-  }
-  if (text.startsWith("\ufeff")) {
-    // A byte order mark may be skipped or refused; judge the rest.
-    verdict.unsure = true;
-    text = text.slice(1);
-  }
+  const text = bodyText(request);
+  if (typeof text !== "string") return text;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    reject(400);
-    return verdict;
+    return rejected(400);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    reject(400);
-    return verdict;
-  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return rejected(400);
   const payload = value as Record<string, unknown>;
-  verdict.payload = payload;
-  const keys = Object.keys(payload);
-  if (keys.some((key) => !POST_KEYS.includes(key))) reject(400);
-  if (
-    kind === "create" &&
-    !(Object.hasOwn(payload, "title") && Object.hasOwn(payload, "content"))
-  ) {
+  const verdict: Verdict = { rejections: new Set(), payload };
+  const reject = (status: number) => verdict.rejections.add(status);
+  if (Object.keys(payload).some((key) => !POST_KEYS.includes(key))) reject(400);
+  if (kind === "create" && !(Object.hasOwn(payload, "title") && Object.hasOwn(payload, "content")))
     reject(400);
-  }
   for (const field of ["title", "content"]) {
     if (!Object.hasOwn(payload, field)) continue;
     const fieldValue = payload[field];
-    if (typeof fieldValue !== "string") {
-      reject(400);
-      continue;
-    }
-    if (!fieldValue.isWellFormed()) verdict.unsure = true;
-    if (field === "title" && arb.codePoints(fieldValue) > 100) reject(400);
-    if (field === "content" && Buffer.byteLength(fieldValue) > CONTENT_MAX_BYTES) reject(413);
+    // Lone surrogates are refused: DynamoDB stores UTF-8 and would replace them.
+    if (typeof fieldValue !== "string" || !fieldValue.isWellFormed()) reject(400);
+    else if (field === "title" && codePoints(fieldValue) > 100) reject(400);
+    else if (field === "content" && Buffer.byteLength(fieldValue) > CONTENT_MAX_BYTES) reject(413);
   }
   if (kind === "create") {
     if (Object.hasOwn(payload, "id")) {
@@ -158,10 +160,7 @@ export function judgeBody(kind: "create" | "update", request: HostileRequest): V
       if (!(typeof id === "number" && Number.isSafeInteger(id) && id >= 1)) reject(400);
     }
     for (const field of ["created_at", "updated_at"]) {
-      if (!Object.hasOwn(payload, field)) continue;
-      const judgement = judgeTimestamp(payload[field]);
-      if (judgement === "invalid") reject(400);
-      if (judgement === "unsure") verdict.unsure = true;
+      if (Object.hasOwn(payload, field) && clientInstant(payload[field]) === undefined) reject(400);
     }
   }
   return verdict;
@@ -170,17 +169,60 @@ export function judgeBody(kind: "create" | "update", request: HostileRequest): V
 const isCanonicalId = (raw: string | undefined): raw is string =>
   raw !== undefined && /^[1-9][0-9]*$/.test(raw) && BigInt(raw) <= BigInt(MAX_ID);
 
-interface Expected {
-  statuses: number[];
-  detail?: string;
+/** JSON with object keys sorted at every level: equal for the same fields, whatever the order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
 }
 
-function combine(verdict: Verdict, success: Expected): Expected {
-  if (verdict.rejections.size > 0) {
-    return { statuses: [...verdict.rejections, ...(verdict.unsure ? [400, 413] : [])] };
-  }
-  if (verdict.unsure) return { statuses: [400, 413, ...success.statuses] };
-  return success;
+/** What the first create with an Idempotency-Key answered, and the body it was sent with. */
+export interface KeyOutcome {
+  payload: string;
+  status: number;
+  body: unknown;
+}
+
+export interface Expected {
+  statuses: number[];
+  detail?: string;
+  /** An Idempotency-Key seen before with the same body: this exact answer, and no write. */
+  replay?: KeyOutcome;
+  /** A fresh Idempotency-Key: its answer is what later requests with it must replay. */
+  remember?: { key: string; payload: string };
+}
+
+/** A header by case-insensitive name. */
+function header(request: HostileRequest, name: string): string | undefined {
+  const found = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
+  return found?.[1];
+}
+
+function expectedCreate(
+  request: HostileRequest,
+  before: Map<number, Item>,
+  keys: ReadonlyMap<string, KeyOutcome>,
+): Expected {
+  const verdict = judgeBody("create", request);
+  if (verdict.rejections.size > 0) return { statuses: [...verdict.rejections] };
+  const payload = verdict.payload!;
+  const id = payload.id;
+  const outcome: Expected =
+    typeof id === "number" && before.has(id)
+      ? { statuses: [409], detail: `Blog post #${id} already exists` }
+      : { statuses: [201] };
+  // The key is read only once the body is valid.
+  const key = header(request, "idempotency-key");
+  if (key === undefined) return outcome;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) return { statuses: [400], detail: BAD_KEY };
+  const first = keys.get(key);
+  if (!first) return { ...outcome, remember: { key, payload: canonical(payload) } };
+  if (first.payload !== canonical(payload)) return { statuses: [422], detail: REUSED_KEY };
+  return { statuses: [first.status], replay: first };
 }
 
 /** The statuses (and detail, where the rulings fix it) a request must get. */
@@ -188,44 +230,27 @@ export function expectedOutcome(
   kind: Kind,
   request: HostileRequest,
   before: Map<number, Item>,
+  keys: ReadonlyMap<string, KeyOutcome>,
 ): Expected {
   const pathId = isCanonicalId(request.postId) ? Number(request.postId) : undefined;
+  const notFound = { statuses: [404], detail: `Blog post #${pathId} not found` };
   switch (kind) {
     case "list":
       return { statuses: [200] };
     case "get":
       if (pathId === undefined) return { statuses: [400], detail: BAD_PATH_ID };
-      return before.has(pathId)
-        ? { statuses: [200] }
-        : { statuses: [404], detail: `Blog post #${pathId} not found` };
+      return before.has(pathId) ? { statuses: [200] } : notFound;
     case "delete":
       if (pathId === undefined) return { statuses: [400], detail: BAD_PATH_ID };
       return { statuses: [204], detail: `Blog post #${pathId} deleted` };
-    case "create": {
-      const verdict = judgeBody("create", request);
-      const id = verdict.payload?.id;
-      const taken = typeof id === "number" && before.has(id);
-      return combine(
-        verdict,
-        taken
-          ? { statuses: [409], detail: `Blog post #${id} already exists` }
-          : { statuses: [201] },
-      );
-    }
+    case "create":
+      return expectedCreate(request, before, keys);
     case "update": {
+      // The path id is checked before the body.
+      if (pathId === undefined) return { statuses: [400], detail: BAD_PATH_ID };
       const verdict = judgeBody("update", request);
-      if (pathId === undefined) {
-        const clean = verdict.rejections.size === 0 && !verdict.unsure;
-        return clean
-          ? { statuses: [400], detail: BAD_PATH_ID }
-          : { statuses: [400, ...verdict.rejections] };
-      }
-      return combine(
-        verdict,
-        before.has(pathId)
-          ? { statuses: [200] }
-          : { statuses: [404], detail: `Blog post #${pathId} not found` },
-      );
+      if (verdict.rejections.size > 0) return { statuses: [...verdict.rejections] };
+      return before.has(pathId) ? { statuses: [200] } : notFound;
     }
   }
 }

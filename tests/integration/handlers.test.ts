@@ -187,13 +187,16 @@ describe("update", () => {
   });
 
   it("drops id, created_at and updated_at silently", async () => {
+    const bystander = await create({ id: 4500, title: "bystander", content: "untouched" });
+    expect(bystander.status).toBe(201);
     const made = await create({ title: "t", content: "c", created_at: "2021-02-03T04:05:06Z" });
     const id = (made.body as { id: number }).id;
+    const before = await table.items();
     const response = await invoke(api.update, {
       method: "PUT",
       postId: String(id),
       body: {
-        id: 1,
+        id: 4500,
         created_at: "1999-01-01T00:00:00Z",
         updated_at: "not even a date",
         content: "new",
@@ -203,7 +206,10 @@ describe("update", () => {
       status: 200,
       body: { id, content: "new", created_at: "2021-03-02 04:05:06" },
     });
-    expect((await table.items()).find((item) => item.id === 1)?.title).not.toBe("t");
+    // The body's id neither redirected the update to post #4500 nor renumbered this post.
+    const after = await table.items();
+    expect(after.map((item) => item.id)).toEqual(before.map((item) => item.id));
+    expect(after.find((item) => item.id === 4500)).toEqual(before.find((item) => item.id === 4500));
   });
 
   it("accepts {} and only refreshes updated_at", async () => {

@@ -1,5 +1,6 @@
 // Integration: retried creates with an Idempotency-Key against DynamoDB Local.
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiHandler } from "../../lib/http-handler.js";
 import { fingerprintPayload } from "../../lib/idempotency.js";
@@ -140,6 +141,61 @@ describe("Idempotency-Key on create", () => {
       body: { detail: "A request with this Idempotency-Key is still in progress; retry shortly" },
     });
     expect(await table.items()).toEqual(before);
+  });
+
+  it("skips a counter value a client-chosen id took, and answers 201", async () => {
+    const next = Number(await counter()) + 1;
+    const squatter = await post({ id: next, title: "squatter", content: "c" });
+    expect(squatter.status).toBe(201);
+    const key = newKey();
+    const body = { title: "after the squatter", content: "c" };
+    const created = await post(body, key);
+    expect(created).toMatchObject({ status: 201, body: { title: "after the squatter" } });
+    const id = (created.body as { id: number }).id;
+    expect(id).toBeGreaterThan(next);
+    expect((await posts()).find((item) => item.id === next)).toMatchObject({ title: "squatter" });
+    expect((await posts()).filter((item) => item.title === "after the squatter")).toHaveLength(1);
+    expect(await post(body, key)).toEqual(created);
+  });
+
+  it("skips a long run of client-chosen ids in a handful of calls", async () => {
+    const first = Number(await counter()) + 1;
+    const squatted = 200;
+    for (let start = first; start < first + squatted; start += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          table.repository.create({ id: start + i, title: "squat", content: "" }),
+        ),
+      );
+    }
+    // Counts the calls that reach DynamoDB Local, by operation.
+    const calls = new Map<string, number>();
+    const wire = new NodeHttpHandler();
+    const counting = {
+      handle(request: { headers: Record<string, string> }) {
+        const operation = String(request.headers["x-amz-target"]).split(".")[1] ?? "";
+        calls.set(operation, (calls.get(operation) ?? 0) + 1);
+        return wire.handle(request as Parameters<NodeHttpHandler["handle"]>[0]);
+      },
+      updateHttpClientConfig() {},
+      httpHandlerConfigs: () => ({}),
+    };
+    const counted = table.connect({ requestHandler: counting });
+    try {
+      const response = await invoke(handlersOver(counted.repository).create, {
+        method: "POST",
+        body: { title: "past the squat", content: "c" },
+        headers: { "Idempotency-Key": newKey() },
+      });
+      expect(response.status).toBe(201);
+      expect((response.body as { id: number }).id).toBeGreaterThanOrEqual(first + squatted);
+      // log2(200) is under 8: one counter call and one transaction per try, not 200 of each.
+      expect(calls.get("UpdateItem")).toBeLessThanOrEqual(9);
+      expect(calls.get("TransactWriteItems")).toBeLessThanOrEqual(9);
+    } finally {
+      counted.client.destroy();
+      wire.destroy();
+    }
   });
 
   it.each(["", "a b", "é", "x".repeat(256)])("rejects the key %j with 400", async (key) => {

@@ -175,6 +175,20 @@ describe("body parsing", () => {
     }
   });
 
+  it("ignores only one byte-order mark, in text and in base64 alike", async () => {
+    const text = '\uFEFF\uFEFF{"title":"t"}';
+    for (const [body, isBase64Encoded] of [
+      [text, false],
+      [Buffer.from(text).toString("base64"), true],
+    ] as const) {
+      const response = await invoke(echo, { method: "POST", body, isBase64Encoded });
+      expect(response).toMatchObject({
+        status: 400,
+        body: { detail: "Request body is not valid JSON" },
+      });
+    }
+  });
+
   it("decodes a base64 body", async () => {
     const body = Buffer.from(JSON.stringify({ title: "é😀" })).toString("base64");
     const response = await invoke(echo, { method: "POST", body, isBase64Encoded: true });
