@@ -1,13 +1,8 @@
 // Integration: several processes, each an instance with its own list cache, write and list one
 // table at once; every list must reflect every write acknowledged before it began.
-import { type ChildProcess, fork } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type PostsTable, freshTable } from "../helpers/db.js";
+import { forkedWorkers } from "../helpers/forked-workers.js";
 import type {
   ListWorkerMessage,
   ListWorkerPlan,
@@ -21,78 +16,23 @@ const LIST_LANES = 2;
 const REPORT_TIMEOUT_MS = 60_000;
 
 let table: PostsTable;
-let bundleDir: string;
-let workerBundle: string;
-const children: ChildProcess[] = [];
+let pool: Awaited<ReturnType<typeof forkedWorkers<ListWorkerPlan, ListWorkerMessage>>>;
 
 beforeAll(async () => {
   table = await freshTable("list-cache-workload");
-  bundleDir = await mkdtemp(join(tmpdir(), "list-cache-worker-"));
-  workerBundle = join(bundleDir, "worker.cjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("../helpers/list-cache-worker.ts", import.meta.url))],
-    outfile: workerBundle,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    logLevel: "warning",
-  });
+  const entry = new URL("../helpers/list-cache-worker.ts", import.meta.url);
+  pool = await forkedWorkers<ListWorkerPlan, ListWorkerMessage>(entry, table, REPORT_TIMEOUT_MS);
 });
 afterAll(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  }
+  await pool?.stop();
   await table?.drop();
-  if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
 });
 
-/** Forks one worker on the test table and resolves once it has loaded. */
-function startWorker(): Promise<ChildProcess> {
-  const child = fork(workerBundle, [], {
-    execArgv: [],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    env: {
-      ...process.env,
-      TABLE_NAME: table.tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-      LOG_LEVEL: "silent",
-    },
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once("message", (message: ListWorkerMessage) =>
-      message.type === "ready" ? resolve(child) : reject(new Error(JSON.stringify(message))),
-    );
-    child.once("exit", (code) => reject(new Error(`worker exited with ${code} before ready`)));
-  });
-}
-
-/** Starts a worker's plan and resolves with its report. */
-function runWorker(child: ChildProcess, plan: ListWorkerPlan) {
-  return new Promise<Extract<ListWorkerMessage, { type: "done" }>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`worker ${plan.worker} sent no report within ${REPORT_TIMEOUT_MS} ms`));
-    }, REPORT_TIMEOUT_MS);
-    child.once("message", (message: ListWorkerMessage) => {
-      clearTimeout(timer);
-      if (message.type === "done") resolve(message);
-      else reject(new Error(`worker ${plan.worker}: ${JSON.stringify(message)}`));
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`worker ${plan.worker} ended (${code ?? signal}) without a report`));
-    });
-    child.send({ type: "go", plan });
-  });
-}
-
 it("never answers a list that misses a write acknowledged before it began", async () => {
-  const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker()));
+  const processes = await Promise.all(Array.from({ length: WORKERS }, () => pool.start()));
   const reports = await Promise.all(
-    workers.map((child, worker) =>
-      runWorker(child, {
+    processes.map((child, worker) =>
+      pool.run(child, {
         worker,
         writes: WRITES_PER_WORKER,
         pauseMs: PAUSE_MS,

@@ -1,13 +1,8 @@
 // Integration: a bounded mixed workload from several processes on one table, then the invariants
 // that must hold however the operations interleaved.
-import { type ChildProcess, fork } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type PostsTable, freshTable } from "../helpers/db.js";
+import { forkedWorkers } from "../helpers/forked-workers.js";
 import { POST_KEYS, SHOWN_TIMESTAMP, STORED_TIMESTAMP } from "../helpers/post-shape.js";
 import type {
   Operation,
@@ -29,73 +24,17 @@ const REPORT_TIMEOUT_MS = 75_000;
 type Item = Record<string, unknown>;
 type Post = { id: number; title: string; content: string };
 let table: PostsTable;
-let bundleDir: string;
-let workerBundle: string;
-const children: ChildProcess[] = [];
+let pool: Awaited<ReturnType<typeof forkedWorkers<WorkerPlan, WorkerMessage>>>;
 
 beforeAll(async () => {
   table = await freshTable("workload");
-  bundleDir = await mkdtemp(join(tmpdir(), "workload-worker-"));
-  workerBundle = join(bundleDir, "worker.cjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("../helpers/workload-worker.ts", import.meta.url))],
-    outfile: workerBundle,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
-    logLevel: "warning",
-  });
+  const entry = new URL("../helpers/workload-worker.ts", import.meta.url);
+  pool = await forkedWorkers<WorkerPlan, WorkerMessage>(entry, table, REPORT_TIMEOUT_MS);
 });
 afterAll(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  }
+  await pool?.stop();
   await table?.drop();
-  if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
 });
-
-/** Forks one worker on the test table and resolves once it has loaded. */
-function startWorker(): Promise<ChildProcess> {
-  const child = fork(workerBundle, [], {
-    execArgv: [],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    env: {
-      ...process.env,
-      TABLE_NAME: table.tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-      LOG_LEVEL: "silent",
-    },
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once("message", (message: WorkerMessage) =>
-      message.type === "ready" ? resolve(child) : reject(new Error(JSON.stringify(message))),
-    );
-    child.once("exit", (code) => reject(new Error(`worker exited with ${code} before ready`)));
-  });
-}
-
-/** Starts a worker's plan and resolves with its report. */
-function runWorker(child: ChildProcess, plan: WorkerPlan) {
-  return new Promise<Extract<WorkerMessage, { type: "done" }>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`worker ${plan.worker} sent no report within ${REPORT_TIMEOUT_MS} ms`));
-    }, REPORT_TIMEOUT_MS);
-    child.once("message", (message: WorkerMessage) => {
-      clearTimeout(timer);
-      if (message.type === "done") resolve(message);
-      else reject(new Error(`worker ${plan.worker}: ${JSON.stringify(message)}`));
-    });
-    // "close" comes after the IPC channel is drained, so a report sent before exit is never lost.
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`worker ${plan.worker} ended (${code ?? signal}) without a report`));
-    });
-    child.send({ type: "go", plan });
-  });
-}
 
 const isPost = (value: unknown): value is Post => {
   if (typeof value !== "object" || value === null) return false;
@@ -151,10 +90,10 @@ function badAnswer(record: OperationRecord): string | undefined {
 
 it("keeps ids unique, creates durable and deletes final under concurrent workers", async () => {
   const started = Date.now();
-  const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker()));
+  const processes = await Promise.all(Array.from({ length: WORKERS }, () => pool.start()));
   const reports = await Promise.all(
-    workers.map((child, worker) =>
-      runWorker(child, {
+    processes.map((child, worker) =>
+      pool.run(child, {
         worker,
         operations: OPERATIONS_PER_WORKER,
         lanes: LANES_PER_WORKER,
