@@ -207,8 +207,11 @@ describe("update", () => {
       body: { id, content: "new", created_at: "2021-03-02 04:05:06" },
     });
     // The body's id neither redirected the update to post #4500 nor renumbered this post.
+    // Only post ids: the update's marker ADD may create a shard item (a negative id) the first time.
+    const postIds = (items: Record<string, unknown>[]) =>
+      items.map((item) => Number(item.id)).filter((itemId) => itemId > 0);
     const after = await table.items();
-    expect(after.map((item) => item.id)).toEqual(before.map((item) => item.id));
+    expect(postIds(after)).toEqual(postIds(before));
     expect(after.find((item) => item.id === 4500)).toEqual(before.find((item) => item.id === 4500));
   });
 
