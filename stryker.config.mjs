@@ -1,0 +1,49 @@
+// Mutation testing of lib/ (`npm run mutate`, which runs StrykerJS on the Lambda runtime's Node).
+// MUTATE_LAYER=pure mutates the pure modules under the unit tests (no Java); storage mutates the
+// DynamoDB modules under the integration tests. Per-test coverage runs only the tests that reach
+// a mutant.
+const LAYERS = {
+  pure: [
+    "lib/post.ts",
+    "lib/timestamps.ts",
+    "lib/errors.ts",
+    "lib/config.ts",
+    "lib/logger.ts",
+    "lib/idempotency.ts",
+    "lib/http-request.ts",
+    "lib/http-response.ts",
+    "lib/http-handler.ts",
+    "lib/operations.ts",
+  ],
+  storage: [
+    "lib/posts-table.ts",
+    "lib/id-allocator.ts",
+    "lib/idempotent-create.ts",
+    "lib/idempotency-keys.ts",
+    "lib/dynamodb.ts",
+    "lib/repository.ts",
+  ],
+};
+const layer = process.env.MUTATE_LAYER === "storage" ? "storage" : "pure";
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  // forks, as in npm test: the timestamp tests change TZ, which a worker thread does not honour.
+  vitest: { configFile: "vitest.mutate.config.ts", related: false, pool: "forks" },
+  coverageAnalysis: "perTest",
+  mutate: LAYERS[layer],
+  concurrency: 2,
+  timeoutMS: 20_000,
+  reporters: ["clear-text", "progress-append-only", "json"],
+  jsonReporter: { fileName: `reports/mutation/${layer}.json` },
+  clearTextReporter: {
+    allowColor: false,
+    logTests: false,
+    reportMutants: true,
+    reportScoreTable: true,
+  },
+  thresholds: { high: 90, low: 80, break: null },
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+};

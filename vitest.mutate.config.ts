@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+
+// The tests mutation testing runs (stryker.config.mjs): MUTATE_LAYER=storage runs the
+// integration layer on DynamoDB Local, anything else the unit layer. The HTTP, packaging and
+// fuzz layers are left out: the first two run the built bundles in other processes, where a
+// mutant is never active, and the fuzz suite is too slow to run per mutant.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+const storage = process.env.MUTATE_LAYER === "storage";
+
+export default defineConfig({
+  test: storage
+    ? {
+        testTimeout: 30_000,
+        hookTimeout: 120_000,
+        include: ["tests/integration/**/*.test.ts"],
+        // Other processes (worker pools, a restarted DynamoDB Local) never see a mutant.
+        exclude: ["tests/integration/workload.test.ts", "tests/integration/outage.test.ts"],
+        globalSetup: ["tests/helpers/global-setup.ts"],
+      }
+    : {
+        testTimeout: 30_000,
+        include: ["tests/unit/**/*.test.ts"],
+        // It bundles lib/ and weighs the result: mutated sources are instrumented, so larger.
+        exclude: ["tests/unit/bundle.test.ts"],
+      },
+});
