@@ -43,7 +43,7 @@ export class ChangeMarker {
       ExpressionAttributeNames: { "#changes": CHANGES_ATTRIBUTE },
       ExpressionAttributeValues: { ":one": 1 },
     });
-    await this.table.call(() => this.table.db.send(update, { abortSignal: signal }));
+    await this.table.send(update, signal);
   }
 
   /**
@@ -62,9 +62,7 @@ export class ChangeMarker {
       const batch = new BatchGetCommand({
         RequestItems: { [name]: { Keys: keys, ConsistentRead: true } },
       });
-      const { Responses, UnprocessedKeys } = await this.table.call(() =>
-        this.table.db.send(batch, { abortSignal: signal }),
-      );
+      const { Responses, UnprocessedKeys } = await this.table.send(batch, signal);
       for (const item of Responses?.[name] ?? []) {
         counts[markerId(item.id as number)] = Number(item[CHANGES_ATTRIBUTE] ?? 0);
       }

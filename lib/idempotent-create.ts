@@ -2,11 +2,7 @@
 // post and the key's outcome in one transaction, replay that outcome to retries, take over a
 // claim whose owner died, release the claim when storage fails.
 import { randomUUID } from "node:crypto";
-import {
-  type DynamoDBDocumentClient,
-  TransactWriteCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConditionFailed } from "./dynamodb.js";
 import { ConflictError, StorageError } from "./errors.js";
 import { ID_TAKEN, type IdAllocator } from "./id-allocator.js";
@@ -43,7 +39,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The Idempotency-Key protocol over the posts table and the keys table. */
 export class IdempotentCreate {
   constructor(
-    private readonly db: DynamoDBDocumentClient,
     private readonly posts: PostsTable,
     private readonly ids: IdAllocator,
     private readonly keys: IdempotencyKeyTable,
@@ -79,14 +74,13 @@ export class IdempotentCreate {
    * its key says so. Returns undefined when the key was taken over by another request.
    */
   private async createClaimed(input: NewPost, key: string, owner: string, signal?: AbortSignal) {
-    const options = { abortSignal: signal };
     const finish = (outcome: KeyOutcome) => this.keys.finish(key, owner, outcome);
     const write = async (id: number): Promise<Post | typeof ID_TAKEN | typeof KEY_LOST> => {
       const post = postToStore(input, id);
       const items = [{ Put: this.posts.putNew(post) }, { Update: finish({ status: 201, post }) }];
       try {
         const transaction = new TransactWriteCommand({ TransactItems: items });
-        await this.posts.call(() => this.db.send(transaction, options));
+        await this.posts.send(transaction, signal);
         return post;
       } catch (error) {
         if (!(error instanceof ConditionFailed)) throw error;
@@ -102,7 +96,7 @@ export class IdempotentCreate {
       const conflictId = input.id as number;
       try {
         const record = finish({ status: 409, id: conflictId });
-        await this.posts.call(() => this.db.send(new UpdateCommand(record), options));
+        await this.posts.send(new UpdateCommand(record), signal);
       } catch (failure) {
         if (failure instanceof ConditionFailed) return undefined;
         throw failure;

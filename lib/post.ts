@@ -40,12 +40,11 @@ const TITLE_MAX_CHARACTERS = 100;
 export const CONTENT_MAX_BYTES = 300_000;
 
 const KNOWN_FIELDS = new Set(["id", "title", "content", "created_at", "updated_at"]);
-const READ_ONLY_ON_UPDATE = new Set(["id", "created_at", "updated_at"]);
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
 
 /** Reads `post_pk` from the path: a canonical positive decimal integer within 2^53 - 1. */
 export function parsePostId(raw: string | undefined): number {
-  const id = raw !== undefined && CANONICAL_ID.test(raw) ? Number(raw) : NaN;
+  const id = CANONICAL_ID.test(raw ?? "") ? Number(raw) : NaN;
   if (!Number.isSafeInteger(id)) {
     throw new BadRequestError("Blog post id must be a positive integer");
   }
@@ -97,8 +96,7 @@ function checkTitle(value: unknown): string {
 function checkContent(value: unknown): string {
   if (typeof value !== "string") throw new BadRequestError("content must be a string");
   if (!value.isWellFormed()) throw new BadRequestError("content must be valid Unicode text");
-  // A UTF-8 byte count is at most 3 per UTF-16 unit, so short strings skip the exact count.
-  if (value.length * 3 > CONTENT_MAX_BYTES && Buffer.byteLength(value) > CONTENT_MAX_BYTES) {
+  if (Buffer.byteLength(value) > CONTENT_MAX_BYTES) {
     throw new PayloadTooLargeError(`content must be at most ${CONTENT_MAX_BYTES} bytes (UTF-8)`);
   }
   return value;
@@ -133,23 +131,17 @@ export function validateCreate(payload: Record<string, unknown>): NewPost {
     content: checkContent(payload.content),
   };
   if (Object.hasOwn(payload, "id")) post.id = checkId(payload.id);
-  if (Object.hasOwn(payload, "created_at")) {
-    post.created_at = checkTimestamp("created_at", payload.created_at);
-  }
-  if (Object.hasOwn(payload, "updated_at")) {
-    post.updated_at = checkTimestamp("updated_at", payload.updated_at);
+  for (const field of ["created_at", "updated_at"] as const) {
+    if (Object.hasOwn(payload, field)) post[field] = checkTimestamp(field, payload[field]);
   }
   return post;
 }
 
-/** Validates an update payload; drops the read-only keys without complaint. */
+/** Validates an update payload; `id` and the timestamps are known but read-only, so dropped. */
 export function validateUpdate(payload: Record<string, unknown>): PostChanges {
   rejectUnknownFields(payload);
   const changes: PostChanges = {};
-  for (const key of Object.keys(payload)) {
-    if (READ_ONLY_ON_UPDATE.has(key)) continue;
-    if (key === "title") changes.title = checkTitle(payload.title);
-    if (key === "content") changes.content = checkContent(payload.content);
-  }
+  if (Object.hasOwn(payload, "title")) changes.title = checkTitle(payload.title);
+  if (Object.hasOwn(payload, "content")) changes.content = checkContent(payload.content);
   return changes;
 }

@@ -5,6 +5,8 @@ import {
   GetCommand,
   PutCommand,
   type PutCommandInput,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
   UpdateCommand,
   paginateScan,
 } from "@aws-sdk/lib-dynamodb";
@@ -15,18 +17,14 @@ import { ID_TAKEN } from "./id-allocator.js";
 import type { Post, PostChanges } from "./post.js";
 import { now } from "./timestamps.js";
 
-/**
- * The id counter lives in the posts table under id 0, which no request can name (path and
- * payload ids are positive), so it can never be read, listed, changed or deleted through the API.
- */
+/** The id counter's item: no request can name id 0 (path and payload ids are positive). */
 export const COUNTER_ID = 0;
 const COUNTER_ATTRIBUTE = "last_id";
 
 /** Whether a stored item (as DynamoDB returned it) is exactly this post. */
 function samePost(existing: Record<string, unknown> | undefined, post: Post): boolean {
-  if (!existing) return false;
-  const stored = unmarshall(existing as Parameters<typeof unmarshall>[0]);
-  return (Object.keys(post) as (keyof Post)[]).every((key) => stored[key] === post[key]);
+  const stored = existing && unmarshall(existing as Parameters<typeof unmarshall>[0]);
+  return !!stored && Object.entries(post).every(([key, value]) => stored[key] === value);
 }
 
 /** The posts table: one item per post, plus the counter item and the change marker's shards. */
@@ -68,9 +66,7 @@ export class PostsTable {
   /** The post with this id, read consistently, or undefined. */
   async get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
     const input = { TableName: this.tableName, Key: { id }, ConsistentRead: true };
-    const { Item } = await this.call(() =>
-      this.db.send(new GetCommand(input), { abortSignal: signal }),
-    );
+    const { Item } = await this.send(new GetCommand(input), signal);
     return Item as Post | undefined;
   }
 
@@ -86,12 +82,8 @@ export class PostsTable {
   /** Stores a post unless its id is taken; returns ID_TAKEN then. */
   async put(post: Post, signal?: AbortSignal): Promise<Post | typeof ID_TAKEN> {
     try {
-      await this.call(() =>
-        this.db.send(
-          new PutCommand({ ...this.putNew(post), ReturnValuesOnConditionCheckFailure: "ALL_OLD" }),
-          { abortSignal: signal },
-        ),
-      );
+      const put = { ...this.putNew(post), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const };
+      await this.send(new PutCommand(put), signal);
       return post;
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
@@ -102,31 +94,22 @@ export class PostsTable {
 
   /** Sets `changes` and a fresh `updated_at` on an existing post; NotFoundError when there is none. */
   async update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
-    const names: Record<string, string> = { "#updated_at": "updated_at" };
-    const values: Record<string, unknown> = { ":updated_at": now() };
-    const assignments = ["#updated_at = :updated_at"];
-    for (const [field, value] of Object.entries(changes)) {
-      names[`#${field}`] = field;
-      values[`:${field}`] = value;
-      assignments.push(`#${field} = :${field}`);
-    }
+    const fields = Object.entries({ ...changes, updated_at: now() });
+    const names = Object.fromEntries(fields.map(([field]) => [`#${field}`, field]));
+    const values = Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value]));
+    const assignments = fields.map(([field]) => `#${field} = :${field}`);
     try {
-      const { Attributes } = await this.call(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id },
-            // Only an existing post can be updated: never create one, never resurrect a deleted one.
-            ConditionExpression: "attribute_exists(id)",
-            UpdateExpression: `SET ${assignments.join(", ")}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: "ALL_NEW",
-          }),
-          { abortSignal: signal },
-        ),
-      );
-      return Attributes as Post;
+      const update = new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        // Only an existing post can be updated: never create one, never resurrect a deleted one.
+        ConditionExpression: "attribute_exists(id)",
+        UpdateExpression: `SET ${assignments.join(", ")}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: "ALL_NEW",
+      });
+      return (await this.send(update, signal)).Attributes as Post;
     } catch (error) {
       if (error instanceof ConditionFailed) throw new NotFoundError(id);
       throw error;
@@ -137,29 +120,33 @@ export class PostsTable {
   async delete(id: number, signal?: AbortSignal): Promise<void> {
     if (id <= COUNTER_ID) throw new Error("The id counter and the change marker are not posts");
     const input = { TableName: this.tableName, Key: { id } };
-    await this.call(() => this.db.send(new DeleteCommand(input), { abortSignal: signal }));
+    await this.send(new DeleteCommand(input), signal);
   }
 
   /** Adds `size` to the counter atomically; returns the last id of the reserved block. */
   async reserveIds(size: number, signal?: AbortSignal): Promise<number> {
-    const { Attributes } = await this.call(() =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id: COUNTER_ID },
-          UpdateExpression: "ADD #last :size",
-          ExpressionAttributeNames: { "#last": COUNTER_ATTRIBUTE },
-          ExpressionAttributeValues: { ":size": size },
-          ReturnValues: "UPDATED_NEW",
-        }),
-        { abortSignal: signal },
-      ),
-    );
+    const add = new UpdateCommand({
+      TableName: this.tableName,
+      Key: { id: COUNTER_ID },
+      UpdateExpression: "ADD #last :size",
+      ExpressionAttributeNames: { "#last": COUNTER_ATTRIBUTE },
+      ExpressionAttributeValues: { ":size": size },
+      ReturnValues: "UPDATED_NEW",
+    });
+    const { Attributes } = await this.send(add, signal);
     const last = Attributes?.[COUNTER_ATTRIBUTE] as number | undefined;
     if (last === undefined || !Number.isSafeInteger(last)) {
       throw new StorageError("IdSpaceExhausted: the id counter returned no usable id");
     }
     return last;
+  }
+
+  /** Sends one command, cancelled with `signal`, through the shared error mapping. */
+  send<I extends ServiceInputTypes, O extends ServiceOutputTypes>(
+    command: Parameters<typeof this.db.send<I, O>>[0],
+    signal?: AbortSignal,
+  ): Promise<O> {
+    return this.call(() => this.db.send(command, { abortSignal: signal }));
   }
 
   /** Runs one call on this table through the shared error mapping. */

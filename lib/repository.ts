@@ -60,7 +60,7 @@ export class DynamoPostRepository implements PostRepository {
     );
     if (keysName) {
       const keys = new IdempotencyKeyTable(db, keysName);
-      this.once = new IdempotentCreate(db, this.table, this.ids, keys);
+      this.once = new IdempotentCreate(this.table, this.ids, keys);
     }
   }
 
