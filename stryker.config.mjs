@@ -14,6 +14,7 @@ const LAYERS = {
     "lib/http-response.ts",
     "lib/http-handler.ts",
     "lib/operations.ts",
+    "lib/etag.ts",
   ],
   storage: [
     "lib/posts-table.ts",
@@ -22,6 +23,8 @@ const LAYERS = {
     "lib/idempotency-keys.ts",
     "lib/dynamodb.ts",
     "lib/repository.ts",
+    "lib/change-marker.ts",
+    "lib/list-cache.ts",
   ],
 };
 const layer = process.env.MUTATE_LAYER === "storage" ? "storage" : "pure";
@@ -32,6 +35,9 @@ export default {
   // forks, as in npm test: the timestamp tests change TZ, which a worker thread does not honour.
   vitest: { configFile: "vitest.mutate.config.ts", related: false, pool: "forks" },
   coverageAnalysis: "perTest",
+  // Static mutants (module-level constants) would each rerun every test that imports the module:
+  // almost half the run's time for an eighth of the mutants. They are left out, and counted.
+  ignoreStatic: true,
   mutate: LAYERS[layer],
   concurrency: 2,
   timeoutMS: 20_000,

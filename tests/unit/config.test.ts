@@ -25,6 +25,7 @@ describe("readConfig", () => {
         AWS_ENDPOINT_URL_DYNAMODB: "",
         AWS_REGION: "",
         LOG_LEVEL: "",
+        POWERTOOLS_SERVICE_NAME: "",
         ID_BLOCK_SIZE: "",
       }),
     ).toEqual(readConfig(BASE));
@@ -38,6 +39,7 @@ describe("readConfig", () => {
         AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:8000",
         AWS_REGION: "eu-west-1",
         LOG_LEVEL: "silent",
+        POWERTOOLS_SERVICE_NAME: "blog",
         ID_BLOCK_SIZE: "100",
       }),
     ).toEqual({
@@ -46,6 +48,7 @@ describe("readConfig", () => {
       endpoint: "http://127.0.0.1:8000",
       region: "eu-west-1",
       logLevel: "silent",
+      serviceName: "blog",
       idBlockSize: 100,
     });
   });
