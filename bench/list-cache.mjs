@@ -1,10 +1,10 @@
 // Bench section "list cache": the production list handler answering an unchanged 10,000-post list
 // from memory, and after a write (a miss), each beside a bare paginated Scan measured in the same
-// run; DynamoDB calls per warm list (through a counting proxy); memory on a miss; what the marker
-// advance adds to each write. One of the sections `npm run bench` runs (bench/run.mjs).
-import { createServer, request } from "node:http";
+// run; DynamoDB calls per warm list (counted as node:http sends them); memory on a miss; what the
+// marker advance adds to each write. One of the sections `npm run bench` runs (bench/run.mjs).
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { gunzipSync } from "node:zlib";
-import { ensureTable, freePort, localClient } from "../scripts/dynamodb-local.mjs";
+import { ensureTable, localClient } from "../scripts/dynamodb-local.mjs";
 import { apiEvent } from "../scripts/api-event.mjs";
 import { LIMITS, TABLES, benchDir, importHandler, lambdaEnv, staging } from "./context.mjs";
 import { filler, log, median, ratioRow, rounds, runNode } from "./util.mjs";
@@ -48,40 +48,21 @@ const expectStatus = async (
   return response;
 };
 
-/** A loopback proxy to DynamoDB Local that counts the calls passing through, by operation. */
-async function countingProxy(/** @type {string} */ endpoint) {
-  const target = new URL(endpoint);
-  /** @type {Map<string, number>} */
-  const counts = new Map();
-  const server = createServer((incoming, outgoing) => {
-    const operation =
-      String(incoming.headers["x-amz-target"] ?? "?")
-        .split(".")
-        .pop() ?? "?";
-    counts.set(operation, (counts.get(operation) ?? 0) + 1);
-    const upstream = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    upstream.on("error", (error) => outgoing.destroy(error));
-    incoming.pipe(upstream);
-  });
-  const port = await freePort();
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(undefined)));
-  const close = () => {
-    server.closeAllConnections();
-    return new Promise((resolve) => server.close(() => resolve(undefined)));
+/** The DynamoDB calls this process sends while `run` runs, by operation. */
+async function countCalls(/** @type {() => Promise<void>} */ run) {
+  /** @type {Record<string, number>} */
+  const counts = {};
+  const count = (/** @type {any} */ { request }) => {
+    const operation = String(request.getHeader("x-amz-target")).split(".").at(-1) ?? "?";
+    counts[operation] = (counts[operation] ?? 0) + 1;
   };
-  return { endpoint: `http://127.0.0.1:${port}`, counts, close };
+  subscribe("http.client.request.start", count);
+  try {
+    await run();
+  } finally {
+    unsubscribe("http.client.request.start", count);
+  }
+  return counts;
 }
 
 /** Posts 1..count of about 200 bytes in the writes table, for the deletes to remove. */
@@ -127,24 +108,10 @@ async function measureListCache(endpoint, direct) {
   });
 
   log("list cache: DynamoDB calls per warm list");
-  const proxy = await countingProxy(endpoint);
-  let callsPerList;
-  /** @type {Record<string, number>} */
-  let callsByOperation;
-  try {
-    const counted = await importHandler(
-      "list-posts",
-      lambdaEnv(proxy.endpoint, TABLES.listBig),
-      "list-cache-counted",
-    );
-    await expectStatus(counted, event, 200);
-    proxy.counts.clear();
-    for (let i = 0; i < COUNTS.countedLists; i++) await expectStatus(counted, event, 200);
-    callsByOperation = Object.fromEntries(proxy.counts);
-    callsPerList = [...proxy.counts.values()].reduce((a, b) => a + b, 0) / COUNTS.countedLists;
-  } finally {
-    await proxy.close();
-  }
+  const callsByOperation = await countCalls(async () => {
+    for (let i = 0; i < COUNTS.countedLists; i++) await expectStatus(list, event, 200);
+  });
+  const calls = Object.values(callsByOperation).reduce((a, b) => a + b, 0);
 
   log("list cache: lists after a write, beside bare Scans");
   /** @type {{ miss: number[], scan: number[] }} */
@@ -218,7 +185,7 @@ async function measureListCache(endpoint, direct) {
   const result = {
     warmMs: median(warm),
     warmRuns: warm.length,
-    callsPerList,
+    callsPerList: calls / COUNTS.countedLists,
     callsByOperation,
     missMs: median(misses.miss),
     scanMs: median(misses.scan),
