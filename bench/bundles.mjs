@@ -7,14 +7,14 @@ import { ratioRow } from "./util.mjs";
 
 /** @typedef {Record<string, { bytes: number, withoutPluginsBytes: number, floorBytes: number }>} Bundles */
 
-/** The SDK surface each handler needs, for its bundle-size floor. */
-const SDK_SURFACE = /** @type {Record<string, string[]>} */ ({
+/** The SDK surface each handler needs, for its bundle-size floor. @type {Record<string, string[]>} */
+const SDK_SURFACE = {
   "create-post": ["PutCommand", "UpdateCommand"],
   "delete-post": ["DeleteCommand"],
   "get-post": ["GetCommand"],
   "list-posts": ["paginateScan"],
   "update-post": ["UpdateCommand"],
-});
+};
 
 const kb = (/** @type {number} */ bytes) => bytes / 1024;
 
@@ -23,10 +23,10 @@ const outputBytes = (/** @type {esbuild.Metafile | undefined} */ metafile) =>
   Object.values(metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0);
 
 /** Bytes of a bundle built in memory with the handlers' options and `options`. */
-const bytesOf = async (/** @type {esbuild.BuildOptions} */ options) =>
-  outputBytes(
-    (await esbuild.build({ ...bundleOptions, ...options, metafile: true, write: false })).metafile,
-  );
+const bytesOf = async (/** @type {esbuild.BuildOptions} */ options) => {
+  const built = await esbuild.build({ ...bundleOptions, ...options, metafile: true, write: false });
+  return outputBytes(built.metafile);
+};
 
 /** Builds every handler, measures it beside its floor, and builds the floor bundle. */
 export async function buildBundles() {
@@ -38,14 +38,11 @@ export async function buildBundles() {
     const floorSource =
       `export { DynamoDBClient } from "@aws-sdk/client-dynamodb";\n` +
       `export { DynamoDBDocumentClient, ${surface} } from "@aws-sdk/lib-dynamodb";\n`;
+    const entryPoints = { index: `${root}handlers/${name}.ts` };
+    const unplugged = { plugins: [], entryPoints, outdir: `${staging}/unplugged-${name}` };
     bundles[name] = {
       bytes: outputBytes(results[index]?.metafile),
-      // What the SDK's defaults would ship, without the build's plugins.
-      withoutPluginsBytes: await bytesOf({
-        plugins: [],
-        entryPoints: { index: `${root}handlers/${name}.ts` },
-        outdir: `${staging}/unplugged-${name}`,
-      }),
+      withoutPluginsBytes: await bytesOf(unplugged), // what the SDK's defaults would ship
       floorBytes: await bytesOf({
         stdin: { contents: floorSource, resolveDir: root, loader: "js" },
         outdir: `${staging}/floor-${name}`,
@@ -60,19 +57,8 @@ export async function buildBundles() {
 /** The table rows: each bundle's size against its floor. */
 export const bundleRows = (/** @type {Bundles} */ bundles) =>
   Object.entries(bundles).map(([name, b]) => {
-    const [value, floor, target] = [
-      kb(b.bytes),
-      kb(b.floorBytes),
-      `<= ${LIMITS.bundleTargetKb} KB`,
-    ];
-    return ratioRow({
-      metric: "bundle size (vs bare SDK bundle)",
-      name,
-      value,
-      floor,
-      unit: "KB",
-      target,
-    });
+    const [metric, target] = ["bundle size (vs bare SDK bundle)", `<= ${LIMITS.bundleTargetKb} KB`];
+    return ratioRow(metric, name, kb(b.bytes), kb(b.floorBytes), "KB", target);
   });
 
 /** The line under the table: the range of bundle sizes without the build's plugins. */

@@ -18,27 +18,25 @@ export const coldStart = {
   title: `cold start, on Node ${RUNTIME_NODE_VERSION} (the functions' runtime)`,
   /** Medians per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
+    /** @type {Record<string, import("./context.mjs").HandlerCase>} */
     const cases = handlerCases("cold");
+    const { runs: count, budgetMs, minRuns } = LIMITS.cold;
+    const node = installRuntimeNode();
     /** @type {Record<string, ColdRun[]>} */
     const runs = {};
-    const { runs: count, budgetMs, minRuns } = LIMITS.cold;
     const variants = [...Object.keys(FLOORS), ...handlerNames];
-    const node = installRuntimeNode();
     const done = await rounds(count, budgetMs, variants, async (variant, round) => {
-      // The floors are asked what the get handler is.
-      const spec = cases[variant] ?? cases["get-post"];
+      const spec = cases[variant] ?? cases["get-post"]; // the floors are asked what get is
       if (!spec) throw new Error(`no request for ${variant}`);
       const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
       const args = [`${benchDir}/cold-child.mjs`, module, JSON.stringify(spec.event(round))];
-      const env = lambdaEnv(endpoint, spec.table);
-      const run = await runNode(args, env, LIMITS.childTimeoutMs, node);
+      const run = await runNode(args, lambdaEnv(endpoint, spec.table), LIMITS.childTimeoutMs, node);
       const { status, answered: answeredMs, imported: importedMs } = run.report;
       if (status !== spec.status) throw new Error(`cold ${variant} answered ${status}`);
       const [spawnToAnswerMs, spawnToExitMs] = [run.firstLineMs, run.exitMs];
       (runs[variant] ??= []).push({ answeredMs, importedMs, spawnToAnswerMs, spawnToExitMs });
     });
-    if (done < minRuns)
-      log(`cold start: only ${done} rounds within the budget (wanted ${minRuns})`);
+    if (done < minRuns) log(`cold start: only ${done} rounds in the budget (wanted ${minRuns})`);
     const summary = Object.fromEntries(Object.entries(runs).map(([v, r]) => [v, medians(r)]));
     return { rounds: done, summary };
   },
@@ -52,7 +50,7 @@ export const coldStart = {
     const rows = (metric, names, base, key = "answeredMs", target = "info") =>
       names.map((name) => {
         const [value, floor] = [summary[name]?.[key] ?? NaN, summary[base]?.[key] ?? NaN];
-        return ratioRow({ metric, name, value, floor, unit: "ms", target });
+        return ratioRow(metric, name, value, floor, "ms", target);
       });
     const start = `cold start on Node ${RUNTIME_NODE_VERSION}, process start to answer`;
     return [

@@ -33,15 +33,13 @@ export const LIMITS = {
   throughputMaxOps: 100_000,
 };
 
-/** The tables, by what they hold: posts 1..20, delete targets and every create; 20 posts of
- * about 1 KB, never written; LIMITS.list.posts posts of about 1 KB. */
 export const TABLES = {
-  small: "bench-small",
-  listSmall: "bench-list-small",
-  listBig: "bench-list-10k",
+  small: "bench-small", // posts 1..20, the deletes' posts and every create
+  listSmall: "bench-list-small", // 20 posts of about 1 KB, never written
+  listBig: "bench-list-10k", // LIMITS.list.posts posts of about 1 KB
 };
-/** First ids the cold and warm deletes remove, each a seeded post; bare PutItems write far above. */
-export const DELETE_BASE = { cold: 2_000_000, warm: 3_000_000 };
+/** Each section's deletes remove the seeded posts after this id; bare PutItems write far above. */
+export const DELETE_BASE = { cold: 2_000_000, warm: 3_000_000, listCache: 3 };
 export const BARE_PUT_BASE = 10_000_000_000;
 
 /** The environment a handler gets on Lambda, pointed at DynamoDB Local. */
@@ -63,10 +61,9 @@ const staged = (/** @type {string} */ name, instance = "") =>
 /**
  * Loads a handler bundle into this process. Bundles read their configuration once, at import, so
  * `env` goes into `process.env` first (and stays, as it would on Lambda).
- * @param {string} name @param {Record<string, string>} env @param {string} [instance]
- * @returns {Promise<Handler>}
+ * @param {string} name @param {Record<string, string>} env @returns {Promise<Handler>}
  */
-export async function importHandler(name, env, instance) {
+export async function importHandler(name, env, instance = "") {
   Object.assign(process.env, env);
   return (await import(staged(name, instance))).handler;
 }
@@ -77,37 +74,38 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
   return /** @type {Floor} */ (createFloor({ endpoint, region: local.LOCAL_REGION }));
 }
 
+/** @typedef {{ table: string, status: number, event: (i: number) => ApiEvent, floor: (floor: Floor, i: number) => Promise<unknown> }} HandlerCase */
 /**
- * What each handler is asked in the cold-start and warm sections: its table, its i-th request
- * (titles start with `label`; deletes, by handler or floor, take turns on the seeded posts), the
- * status due, and the floor's storage calls for the same operation.
+ * What each handler is asked: its table (`table`; the list reads TABLES.listSmall), its i-th
+ * request (titles start with `label`; deletes, by handler or floor, take turns on the seeded
+ * posts), the status due, and the floor's storage calls for the same operation.
  * @param {keyof typeof DELETE_BASE} label
- * @returns {Record<string, { table: string, status: number, event: (i: number) => ApiEvent, floor: (floor: Floor, i: number) => Promise<unknown> }>}
+ * @returns {Record<"create-post" | "delete-post" | "get-post" | "list-posts" | "update-post", HandlerCase>}
  */
-export function handlerCases(label) {
+export function handlerCases(label, table = TABLES.small) {
   let lastDeleted = DELETE_BASE[label];
   const deleteId = () => ++lastDeleted;
-  const { small, listSmall } = TABLES;
+  const { listSmall } = TABLES;
   const body = (/** @type {number} */ i) => ({ title: `${label} ${i}`, content: filler(i, 200) });
   const title = (/** @type {number} */ i) => ({ title: `${label} ${i}` });
   return {
     "create-post": {
-      table: small,
+      table,
       status: 201,
       event: (i) => apiEvent({ method: "POST", body: body(i) }),
-      floor: (floor, i) => floor.create(small, body(i)),
+      floor: (floor, i) => floor.create(table, body(i)),
     },
     "delete-post": {
-      table: small,
+      table,
       status: 204,
       event: () => apiEvent({ method: "DELETE", postId: deleteId() }),
-      floor: (floor) => floor.remove(small, deleteId()),
+      floor: (floor) => floor.remove(table, deleteId()),
     },
     "get-post": {
-      table: small,
+      table,
       status: 200,
       event: () => apiEvent({ method: "GET", postId: 1 }),
-      floor: (floor) => floor.get(small, 1),
+      floor: (floor) => floor.get(table, 1),
     },
     "list-posts": {
       table: listSmall,
@@ -116,51 +114,41 @@ export function handlerCases(label) {
       floor: (floor) => floor.list(listSmall),
     },
     "update-post": {
-      table: small,
+      table,
       status: 200,
       event: (i) => apiEvent({ method: "PUT", postId: 2, body: title(i) }),
-      floor: (floor, i) => floor.update(small, 3, title(i)),
+      floor: (floor, i) => floor.update(table, 3, title(i)),
     },
   };
 }
 
-/** Creates the tables (each with its id counter) and seeds every post the sections read or delete. */
-export async function prepareTables(/** @type {string} */ endpoint, /** @type {Floor} */ floor) {
+/**
+ * Creates each table `seeds` names (with its id counter) and puts its posts, from a few workers.
+ * @param {string} endpoint @param {Floor} floor
+ * @param {[string, number, number, number][]} seeds table, first id, count, characters of content
+ */
+export async function seedTables(endpoint, floor, seeds) {
   const admin = local.localClient(endpoint);
   try {
-    for (const table of Object.values(TABLES)) await local.ensureTable(admin, table);
+    for (const table of new Set(seeds.map(([name]) => name))) await local.ensureTable(admin, table);
   } finally {
     admin.destroy();
   }
-  log(`seeding ${LIMITS.list.posts} posts`);
-  const { small, listSmall, listBig } = TABLES;
-  const { contentChars: oneKb, posts } = LIMITS.list;
-  // Each warm iteration deletes twice: once through the handler, once through the floor.
-  const warmDeletes = 2 * (LIMITS.warm.warmup + LIMITS.warm.iterations) + 2;
-  /** @type {[string, number, number, number][]} table, first id, count, characters of content */
-  const seeds = [
-    [small, 1, 20, oneKb],
-    [small, DELETE_BASE.cold, LIMITS.cold.runs + 1, 200],
-    [small, DELETE_BASE.warm, warmDeletes, 200],
-    [listSmall, 1, 20, oneKb],
-    [listBig, 1, posts, oneKb],
-  ];
-  const [created_at, updated_at] = ["2025-01-02T03:04:05.000Z", "2025-01-02T03:04:05.000Z"];
+  const at = "2025-01-02T03:04:05.000Z";
   const post = (/** @type {number} */ id, /** @type {number} */ chars) => ({
     id,
     title: `Post ${id}`,
     content: filler(id, chars),
-    created_at,
-    updated_at,
+    created_at: at,
+    updated_at: at,
   });
-  // BatchWrite takes up to 25 items.
-  const batches = seeds.flatMap(([table, from, count, chars]) => {
-    const all = Array.from({ length: count }, (_, i) => post(from + i, chars));
-    return Array.from({ length: Math.ceil(count / 25) }, (_, b) => ({
-      table,
-      posts: all.slice(25 * b, 25 * b + 25),
-    }));
-  });
+  const batches = seeds.flatMap(([table, from, count, chars]) =>
+    // BatchWrite takes up to 25 items.
+    Array.from({ length: Math.ceil(count / 25) }, (_, b) => {
+      const ids = Array.from({ length: Math.min(25, count - 25 * b) }, (_, i) => from + 25 * b + i);
+      return { table, posts: ids.map((id) => post(id, chars)) };
+    }),
+  );
   const deadline = performance.now() + LIMITS.seed.budgetMs;
   const worker = async () => {
     for (let batch = batches.shift(); batch; batch = batches.shift()) {
@@ -169,4 +157,20 @@ export async function prepareTables(/** @type {string} */ endpoint, /** @type {F
     }
   };
   await Promise.all(Array.from({ length: LIMITS.seed.concurrency }, worker));
+}
+
+/** The tables the sections share, with every post they read or delete. */
+export async function prepareTables(/** @type {string} */ endpoint, /** @type {Floor} */ floor) {
+  log(`seeding ${LIMITS.list.posts} posts`);
+  const { small, listSmall, listBig } = TABLES;
+  const { contentChars: oneKb, posts } = LIMITS.list;
+  // Each warm iteration deletes twice: once through the handler, once through the floor.
+  const warmDeletes = 2 * (LIMITS.warm.warmup + LIMITS.warm.iterations) + 2;
+  await seedTables(endpoint, floor, [
+    [small, 1, 20, oneKb],
+    [small, DELETE_BASE.cold, LIMITS.cold.runs + 1, 200],
+    [small, DELETE_BASE.warm, warmDeletes, 200],
+    [listSmall, 1, 20, oneKb],
+    [listBig, 1, posts, oneKb],
+  ]);
 }

@@ -51,7 +51,6 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
   };
 }
 
-/** The floor's calls. */
 export type Floor = ReturnType<typeof createFloor>;
 
 let forHandler: Floor | undefined;

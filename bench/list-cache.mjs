@@ -1,298 +1,151 @@
-// Bench section "list cache": the production list handler answering an unchanged 10,000-post list
-// from memory, and after a write (a miss), each beside a bare paginated Scan measured in the same
-// run; DynamoDB calls per warm list (through a counting proxy); memory on a miss; what the marker
-// advance adds to each write. One of the sections `npm run bench` runs (bench/run.mjs).
-import { createServer, request } from "node:http";
+// Bench section "list cache": the list handler answering an unchanged 10,000-post list from
+// memory, and after a write (a miss), each beside a bare paginated Scan measured in the same run;
+// DynamoDB calls per warm list; memory on a miss; what the change marker's ADD adds to each write.
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { gunzipSync } from "node:zlib";
-import { ensureTable, freePort, localClient } from "../scripts/dynamodb-local.mjs";
 import { apiEvent } from "../scripts/api-event.mjs";
-import { LIMITS, TABLES, benchDir, importHandler, lambdaEnv, staging } from "./context.mjs";
-import { filler, log, median, ratioRow, rounds, runNode } from "./util.mjs";
+import { DELETE_BASE, LIMITS, TABLES, handlerCases, importHandler } from "./context.mjs";
+import { lambdaEnv, seedTables } from "./context.mjs";
+import { listInChild } from "./list.mjs";
+import { expectStatus, log, mb, median, ratioRow, rounds, timed } from "./util.mjs";
 
-const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
-/** Runs `task(round)` up to `count` times within `budgetMs`. */
-const bounded = (
-  /** @type {number} */ count,
-  /** @type {number} */ budgetMs,
-  /** @type {(round: number) => Promise<void>} */ task,
-) => rounds(count, budgetMs, [0], (_, round) => task(round));
-
-/** @typedef {import("./floor.ts").Floor} Direct */
-/** @typedef {import("./context.mjs").Handler} Handler */
+/** @typedef {import("./list.mjs").ListRun} ListRun */
 
 /** Writes go here, so the tables other sections count stay as they are. */
 const WRITES_TABLE = "bench-list-cache-writes";
 const COUNTS = { warmLists: 300, countedLists: 50, misses: 5, memoryRuns: 3, writes: 150 };
 const BUDGET_MS = { warm: 10_000, misses: 60_000, memory: 60_000, writes: 30_000 };
-const GZIP = { "accept-encoding": "gzip" };
 /** Semi-space size (MB) of the informational memory run; Node 20's default is 16. */
 const SMALL_SEMI_SPACE_MB = 2;
+const WRITES = /** @type {const} */ (["create", "update", "delete"]);
 
-/** How long `run` takes, in milliseconds. */
-const timed = async (/** @type {() => Promise<unknown>} */ run) => {
-  const started = performance.now();
-  await run();
-  return performance.now() - started;
-};
-
-/** Calls a handler and fails the bench unless it answers `status`. */
-const expectStatus = async (
-  /** @type {Handler} */ handler,
-  /** @type {ReturnType<typeof apiEvent>} */ event,
-  /** @type {number} */ status,
-) => {
-  const response = await handler(event);
-  if (response.statusCode !== status) {
-    throw new Error(`answered ${response.statusCode}, not ${status}: ${response.body}`);
-  }
-  return response;
-};
-
-/** A loopback proxy to DynamoDB Local that counts the calls passing through, by operation. */
-async function countingProxy(/** @type {string} */ endpoint) {
-  const target = new URL(endpoint);
-  /** @type {Map<string, number>} */
-  const counts = new Map();
-  const server = createServer((incoming, outgoing) => {
-    const operation =
-      String(incoming.headers["x-amz-target"] ?? "?")
-        .split(".")
-        .pop() ?? "?";
-    counts.set(operation, (counts.get(operation) ?? 0) + 1);
-    const upstream = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    upstream.on("error", (error) => outgoing.destroy(error));
-    incoming.pipe(upstream);
-  });
-  const port = await freePort();
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(undefined)));
-  const close = () => {
-    server.closeAllConnections();
-    return new Promise((resolve) => server.close(() => resolve(undefined)));
-  };
-  return { endpoint: `http://127.0.0.1:${port}`, counts, close };
-}
-
-/** Posts 1..count of about 200 bytes in the writes table, for the deletes to remove. */
-async function prepareWritesTable(/** @type {string} */ endpoint, /** @type {Direct} */ direct) {
-  const admin = localClient(endpoint);
-  try {
-    await ensureTable(admin, WRITES_TABLE);
-  } finally {
-    admin.destroy();
-  }
-  const ids = Array.from({ length: 2 * COUNTS.writes + 2 }, (_, i) => i + 1);
-  for (let i = 0; i < ids.length; i += 25) {
-    await direct.batchPut(
-      WRITES_TABLE,
-      ids.slice(i, i + 25).map((id) => ({
-        id,
-        title: `t${id}`,
-        content: filler(id, 200),
-        created_at: null,
-        updated_at: null,
-      })),
-    );
-  }
-}
-
-/**
- * Measures the list cache on TABLES.listBig (seeded by prepareTables) and the writes' extra
- * round trip on a table of its own. Returns the raw figures.
- * @param {string} endpoint @param {Direct} direct
- */
-async function measureListCache(endpoint, direct) {
-  const env = lambdaEnv(endpoint, TABLES.listBig);
-  const list = await importHandler("list-posts", env, "list-cache");
-  const update = await importHandler("update-post", env, "list-cache");
-  const event = apiEvent({ method: "GET", headers: GZIP });
-
-  log("list cache: warm lists");
-  await expectStatus(list, event, 200); // the miss that fills the cache
-  /** @type {number[]} */
-  const warm = [];
-  await bounded(COUNTS.warmLists, BUDGET_MS.warm, async () => {
-    warm.push(await timed(() => expectStatus(list, event, 200)));
-  });
-
-  log("list cache: DynamoDB calls per warm list");
-  const proxy = await countingProxy(endpoint);
-  let callsPerList;
+/** The DynamoDB calls this process sends while `run` runs, by operation. */
+async function countCalls(/** @type {() => Promise<void>} */ run) {
   /** @type {Record<string, number>} */
-  let callsByOperation;
+  const counts = {};
+  const count = (/** @type {any} */ { request }) => {
+    const operation = String(request.getHeader("x-amz-target")).split(".").at(-1) ?? "?";
+    counts[operation] = (counts[operation] ?? 0) + 1;
+  };
+  subscribe("http.client.request.start", count);
   try {
-    const counted = await importHandler(
-      "list-posts",
-      lambdaEnv(proxy.endpoint, TABLES.listBig),
-      "list-cache-counted",
-    );
-    await expectStatus(counted, event, 200);
-    proxy.counts.clear();
-    for (let i = 0; i < COUNTS.countedLists; i++) await expectStatus(counted, event, 200);
-    callsByOperation = Object.fromEntries(proxy.counts);
-    callsPerList = [...proxy.counts.values()].reduce((a, b) => a + b, 0) / COUNTS.countedLists;
+    await run();
   } finally {
-    await proxy.close();
+    unsubscribe("http.client.request.start", count);
   }
-
-  log("list cache: lists after a write, beside bare Scans");
-  /** @type {{ miss: number[], scan: number[] }} */
-  const misses = { miss: [], scan: [] };
-  await bounded(COUNTS.misses, BUDGET_MS.misses, async (round) => {
-    const change = apiEvent({ method: "PUT", postId: 1, body: { title: `Post 1, take ${round}` } });
-    await expectStatus(update, change, 200);
-    /** @type {any} */
-    let response;
-    const missMs = await timed(async () => {
-      response = await expectStatus(list, event, 200);
-    });
-    // Outside the timing: the answer must carry the write, or this was no miss.
-    const json = gunzipSync(Buffer.from(response.body, "base64")).toString("utf8");
-    if (!json.includes(`Post 1, take ${round}`)) throw new Error("a miss missed the write");
-    const scanMs = await timed(() => direct.list(TABLES.listBig));
-    misses.miss.push(missMs);
-    misses.scan.push(scanMs);
-  });
-
-  log("list cache: memory on a miss (fresh processes)");
-  /** @type {{ rssGrowth: number, responseBytes: number }[]} */
-  const memory = [];
-  /** @type {{ rssGrowth: number, responseBytes: number }[]} */
-  const smallYoung = [];
-  const args = [`${benchDir}/list-child.mjs`, "handler", `${staging}/list-posts/index.mjs`];
-  await bounded(COUNTS.memoryRuns, BUDGET_MS.memory, async () => {
-    const run = await runNode(["--expose-gc", ...args], env, LIMITS.childTimeoutMs * 2);
-    memory.push(run.report);
-    // The same miss with V8's young generation capped: how much of the peak is page garbage
-    // waiting for a scavenge (NODE_OPTIONS could set this on Lambda).
-    const capped = ["--expose-gc", `--max-semi-space-size=${SMALL_SEMI_SPACE_MB}`, ...args];
-    const small = await runNode(capped, env, LIMITS.childTimeoutMs * 2);
-    smallYoung.push(small.report);
-  });
-
-  log("list cache: writes beside today's calls");
-  await prepareWritesTable(endpoint, direct);
-  const writesEnv = lambdaEnv(endpoint, WRITES_TABLE);
-  const handlers = {
-    create: await importHandler("create-post", writesEnv, "list-cache"),
-    update: await importHandler("update-post", writesEnv, "list-cache"),
-    delete: await importHandler("delete-post", writesEnv, "list-cache"),
-  };
-  /** @type {Record<"create" | "update" | "delete", { handler: number[], bare: number[] }>} */
-  const writes = {
-    create: { handler: [], bare: [] },
-    update: { handler: [], bare: [] },
-    delete: { handler: [], bare: [] },
-  };
-  const fields = (/** @type {number} */ i) => ({ title: `w${i}`, content: filler(i, 200) });
-  await bounded(COUNTS.writes, BUDGET_MS.writes, async (i) => {
-    const body = fields(i);
-    writes.create.handler.push(
-      await timed(() => expectStatus(handlers.create, apiEvent({ method: "POST", body }), 201)),
-    );
-    writes.create.bare.push(await timed(() => direct.withoutMarker.create(WRITES_TABLE, body)));
-    const put = apiEvent({ method: "PUT", postId: 1, body: { title: `u${i}` } });
-    writes.update.handler.push(await timed(() => expectStatus(handlers.update, put, 200)));
-    writes.update.bare.push(
-      await timed(() => direct.withoutMarker.update(WRITES_TABLE, 2, { title: `u${i}` })),
-    );
-    const remove = apiEvent({ method: "DELETE", postId: 3 + 2 * i });
-    writes.delete.handler.push(await timed(() => expectStatus(handlers.delete, remove, 204)));
-    writes.delete.bare.push(
-      await timed(() => direct.withoutMarker.remove(WRITES_TABLE, 4 + 2 * i)),
-    );
-  });
-
-  const result = {
-    warmMs: median(warm),
-    warmRuns: warm.length,
-    callsPerList,
-    callsByOperation,
-    missMs: median(misses.miss),
-    scanMs: median(misses.scan),
-    missRuns: misses.miss.length,
-    missRssGrowth: median(memory.map((m) => m.rssGrowth)),
-    missRssGrowthSmallYoung: median(smallYoung.map((m) => m.rssGrowth)),
-    jsonBytes: median(memory.map((m) => m.responseBytes)),
-    writes: Object.fromEntries(
-      Object.entries(writes).map(([op, w]) => [
-        op,
-        { handler: median(w.handler), bare: median(w.bare) },
-      ]),
-    ),
-  };
-  return result;
+  return counts;
 }
 
-/** The table rows for measureListCache's figures. */
-function listCacheRows(/** @type {any} */ r) {
-  const posts = LIMITS.list.posts;
-  return [
-    ratioRow({
-      metric: `list ${posts} warm, table unchanged, p50 of ${r.warmRuns} (vs bare paginated Scan)`,
-      name: "list-posts",
-      value: r.warmMs,
-      floor: r.scanMs,
-      unit: "ms",
-      target: "<= 0.02x",
-    }),
-    ratioRow({
-      metric: `DynamoDB calls per warm list (${JSON.stringify(r.callsByOperation)})`,
-      name: "list-posts",
-      value: r.callsPerList,
-      floor: 1,
-      unit: "calls",
-      target: "<= 1 calls",
-    }),
-    ratioRow({
-      metric: `list ${posts} after a write (a miss), median of ${r.missRuns} (vs bare Scan)`,
-      name: "list-posts",
-      value: r.missMs,
-      floor: r.scanMs,
-      unit: "ms",
-      target: "<= 1.2x",
-    }),
-    ratioRow({
-      metric: `list ${posts} miss: peak RSS growth (vs JSON response size)`,
-      name: "list-posts",
-      value: mb(r.missRssGrowth),
-      floor: mb(r.jsonBytes),
-      unit: "MB",
-      target: "<= 3x",
-    }),
-    ratioRow({
-      metric: `  the same, --max-semi-space-size=${SMALL_SEMI_SPACE_MB} (vs JSON response size)`,
-      name: "list-posts",
-      value: mb(r.missRssGrowthSmallYoung),
-      floor: mb(r.jsonBytes),
-      unit: "MB",
-    }),
-    ...["create", "update", "delete"].map((op) =>
-      ratioRow({
-        metric: `warm p50, ${op} (vs the write without the marker's ADD)`,
-        name: `${op}-post`,
-        value: r.writes[op].handler,
-        floor: r.writes[op].bare,
-        unit: "ms",
-      }),
-    ),
-  ];
+/** Each write through its handler and through the floor without the marker's ADD: medians. */
+async function measureWrites(/** @type {import("./context.mjs").Context} */ { endpoint, floor }) {
+  const posts = DELETE_BASE.listCache + 2 * COUNTS.writes + 2; // each round deletes twice
+  await seedTables(endpoint, floor, [[WRITES_TABLE, 1, posts, 200]]);
+  const cases = handlerCases("listCache", WRITES_TABLE);
+  const withoutMarker = { ...floor, ...floor.withoutMarker };
+  const env = lambdaEnv(endpoint, WRITES_TABLE);
+  const sides = await Promise.all(
+    WRITES.map(async (op) => ({
+      op,
+      // Instances of their own: a bundle reads TABLE_NAME once, and `measure`'s read the big table.
+      handler: await importHandler(`${op}-post`, env, "list-cache-writes"),
+      ...cases[`${op}-post`],
+      handlerMs: /** @type {number[]} */ ([]),
+      bareMs: /** @type {number[]} */ ([]),
+    })),
+  );
+  await rounds(COUNTS.writes, BUDGET_MS.writes, [0], async (_, i) => {
+    for (const { handler, event, status, floor: bare, handlerMs, bareMs } of sides) {
+      const request = event(i);
+      handlerMs.push(await timed(() => expectStatus(handler, request, status)));
+      bareMs.push(await timed(() => bare(withoutMarker, i)));
+    }
+  });
+  const medians = sides.map((s) => [
+    s.op,
+    { handler: median(s.handlerMs), bare: median(s.bareMs) },
+  ]);
+  return Object.fromEntries(medians);
 }
 
 /** @type {import("./context.mjs").Section} */
 export const listCache = {
   title: "list cache: warm lists, misses, memory, writes",
-  measure: ({ endpoint, floor }) => measureListCache(endpoint, floor),
-  rows: listCacheRows,
+  async measure(ctx) {
+    const env = lambdaEnv(ctx.endpoint, TABLES.listBig);
+    const list = await importHandler("list-posts", env, "list-cache");
+    const update = await importHandler("update-post", env, "list-cache");
+    const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+    const listed = () => expectStatus(list, event);
+
+    log("list cache: warm lists, and the DynamoDB calls each makes");
+    await listed(); // the miss that fills the cache
+    const warm = /** @type {number[]} */ ([]);
+    await rounds(COUNTS.warmLists, BUDGET_MS.warm, [0], async () => {
+      warm.push(await timed(listed));
+    });
+    const callsByOperation = await countCalls(async () => {
+      for (let i = 0; i < COUNTS.countedLists; i++) await listed();
+    });
+
+    log("list cache: lists after a write, beside bare Scans");
+    const misses = { miss: /** @type {number[]} */ ([]), scan: /** @type {number[]} */ ([]) };
+    await rounds(COUNTS.misses, BUDGET_MS.misses, [0], async (_, round) => {
+      const title = `Post 1, take ${round}`;
+      await expectStatus(update, apiEvent({ method: "PUT", postId: 1, body: { title } }));
+      let body = "";
+      misses.miss.push(await timed(async () => (body = await listed())));
+      // Outside the timing: the answer must carry the write, or this was no miss.
+      if (!gunzipSync(Buffer.from(body, "base64")).includes(title)) throw new Error("no miss");
+      misses.scan.push(await timed(() => ctx.floor.list(TABLES.listBig)));
+    });
+
+    log("list cache: memory on a miss (fresh processes)");
+    const memory = {
+      plain: /** @type {ListRun[]} */ ([]),
+      smallYoung: /** @type {ListRun[]} */ ([]),
+    };
+    await rounds(COUNTS.memoryRuns, BUDGET_MS.memory, [0], async () => {
+      memory.plain.push(await listInChild("handler", env));
+      // The same miss with V8's young generation capped: how much of the peak is page garbage
+      // waiting for a scavenge (NODE_OPTIONS could set this on Lambda).
+      const capped = [`--max-semi-space-size=${SMALL_SEMI_SPACE_MB}`];
+      memory.smallYoung.push(await listInChild("handler", env, capped));
+    });
+
+    log("list cache: writes beside the same writes without the marker's ADD");
+    const writes = await measureWrites(ctx);
+    const calls = Object.values(callsByOperation).reduce((a, b) => a + b, 0);
+    return {
+      warmMs: median(warm),
+      warmRuns: warm.length,
+      callsPerList: calls / COUNTS.countedLists,
+      callsByOperation,
+      missMs: median(misses.miss),
+      scanMs: median(misses.scan),
+      missRuns: misses.miss.length,
+      missRssGrowth: median(memory.plain.map((m) => m.rssGrowth)),
+      missRssGrowthSmallYoung: median(memory.smallYoung.map((m) => m.rssGrowth)),
+      jsonBytes: median(memory.plain.map((m) => m.responseBytes)),
+      writes,
+    };
+  },
+  rows(/** @type {any} */ r) {
+    const [list, json] = [`list ${LIMITS.list.posts}`, mb(r.jsonBytes)];
+    const warm = `${list} warm, table unchanged, p50 of ${r.warmRuns} (vs bare paginated Scan)`;
+    const calls = `DynamoDB calls per warm list (${JSON.stringify(r.callsByOperation)})`;
+    const miss = `${list} after a write (a miss), median of ${r.missRuns} (vs bare Scan)`;
+    const rss = `${list} miss: peak RSS growth (vs JSON response size)`;
+    const young = `  the same, --max-semi-space-size=${SMALL_SEMI_SPACE_MB} (vs JSON response size)`;
+    return [
+      ratioRow(warm, "list-posts", r.warmMs, r.scanMs, "ms", "<= 0.02x"),
+      ratioRow(calls, "list-posts", r.callsPerList, 1, "calls", "<= 1 calls"),
+      ratioRow(miss, "list-posts", r.missMs, r.scanMs, "ms", "<= 1.2x"),
+      ratioRow(rss, "list-posts", mb(r.missRssGrowth), json, "MB", "<= 3x"),
+      ratioRow(young, "list-posts", mb(r.missRssGrowthSmallYoung), json, "MB"),
+      ...WRITES.map((op) => {
+        const metric = `warm p50, ${op} (vs the write without the marker's ADD)`;
+        return ratioRow(metric, `${op}-post`, r.writes[op].handler, r.writes[op].bare, "ms");
+      }),
+    ];
+  },
 };

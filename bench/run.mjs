@@ -15,7 +15,7 @@ import { throughput } from "./throughput.mjs";
 import { benchStarted, formatTable, log, runningChildren } from "./util.mjs";
 import { warm } from "./warm.mjs";
 
-/** The sections run on DynamoDB Local, in this order; results.json keeps each one's under its key. */
+// The sections run on DynamoDB Local, in this order, each kept in results.json under its key.
 // listCache after list: it retitles post 1 of the 10,000-post table.
 const SECTIONS = { cold: coldStart, warm, list, listCache, throughput };
 
@@ -26,7 +26,6 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 let db;
 /** @type {Promise<void> | undefined} */
 let cleaning;
-
 /** Ends child processes and DynamoDB Local (even one still starting), removes the staging folder. */
 const cleanup = () =>
   (cleaning ??= (async () => {
@@ -45,8 +44,17 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
   });
 }
 
-/** Builds and measures the bundles, then runs every section in turn; returns results and rows. */
-async function main() {
+/** Whether a process is still there (signal 0 only asks). */
+function running(/** @type {number | undefined} */ pid) {
+  try {
+    return pid !== undefined && process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+}
+
+let exitCode = 1;
+try {
   log("building bundles");
   const bundles = await buildBundles();
   /** @type {Record<string, unknown>} */
@@ -54,7 +62,7 @@ async function main() {
   const rows = bundleRows(bundles);
   log("starting DynamoDB Local");
   if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
-  const { endpoint } = await (db = startDynamoDbLocal());
+  const { endpoint, pid } = await (db = startDynamoDbLocal());
   const floor = await importFloor(endpoint);
   try {
     await prepareTables(endpoint, floor);
@@ -67,28 +75,12 @@ async function main() {
   } finally {
     floor.destroy();
   }
-  return { note: withoutPluginsNote(bundles), results, rows };
-}
-
-/** Whether a process is still there (signal 0 only asks). */
-function running(/** @type {number | undefined} */ pid) {
-  try {
-    return pid !== undefined && process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-}
-
-let exitCode = 0;
-try {
-  const { note, results, rows } = await main();
-  const dbPid = (await db)?.pid;
   await cleanup();
-  const javaLeft = running(dbPid);
+  const javaLeft = running(pid);
   const wallSeconds = (performance.now() - benchStarted) / 1000;
   const met = rows.filter((row) => row.met).length;
   const targeted = rows.filter((row) => row.met !== undefined).length;
-  console.log(`${formatTable(rows)}\n${note}\n`);
+  console.log(`${formatTable(rows)}\n${withoutPluginsNote(bundles)}\n`);
   console.log(
     `${met}/${targeted} targets met; bench wall time ${wallSeconds.toFixed(1)} s; ` +
       `DynamoDB Local ${javaLeft ? "STILL RUNNING" : "stopped"}.`,
@@ -101,10 +93,9 @@ try {
   const json = JSON.stringify({ ...about, wallSeconds, limits: LIMITS, ...results, rows }, null, 2);
   await writeFile(`${benchDir}/results.json`, `${json}\n`);
   console.log("results written to bench/results.json");
-  if (javaLeft) exitCode = 1;
+  exitCode = javaLeft ? 1 : 0;
 } catch (error) {
   if (!interrupted) console.error(error); // after a signal, the failure is only the section cut short
-  exitCode = 1;
 } finally {
   await cleanup();
 }
