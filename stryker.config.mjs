@@ -39,8 +39,10 @@ export default {
   // almost half the run's time for an eighth of the mutants. They are left out, and counted.
   ignoreStatic: true,
   mutate: LAYERS[layer],
-  concurrency: 2,
-  timeoutMS: 20_000,
+  // The integration tests spend most of their time waiting (on DynamoDB Local, retries,
+  // deadlines), so their runners share 2 cores well; the unit tests keep one runner per core.
+  concurrency: layer === "storage" ? 6 : 2,
+  timeoutMS: 10_000,
   reporters: ["clear-text", "progress-append-only", "json"],
   jsonReporter: { fileName: `reports/mutation/${layer}.json` },
   clearTextReporter: {

@@ -26,12 +26,9 @@ function decodeBody(event: APIGatewayProxyEventV2): string {
       : body === undefined || body === null
         ? ""
         : JSON.stringify(body);
-  // Base64 carries 3 bytes per 4 characters; refuse before decoding anything large.
-  const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : raw.length;
-  if (
-    size > BODY_MAX_BYTES ||
-    (!event.isBase64Encoded && Buffer.byteLength(raw) > BODY_MAX_BYTES)
-  ) {
+  // A base64 body's decoded size follows from its length and padding: refused before decoding.
+  const size = event.isBase64Encoded ? Buffer.byteLength(raw, "base64") : Buffer.byteLength(raw);
+  if (size > BODY_MAX_BYTES) {
     throw new PayloadTooLargeError(`Request body must be at most ${BODY_MAX_BYTES} bytes`);
   }
   if (!event.isBase64Encoded) return raw;

@@ -21,21 +21,12 @@ export function parseIdempotencyKey(value: string): string {
   return value;
 }
 
-/** JSON with object keys sorted at every level, so key order and spacing do not matter. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .map(
-        (key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
-      );
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** A digest of a create payload: equal for the same fields and values, whatever their order. */
+/**
+ * A digest of a validated create payload: equal for the same fields and values, whatever their
+ * order or spacing. Validated payloads are flat (strings, numbers, null), so the fields are
+ * written in sorted order and nothing nested needs sorting.
+ */
 export function fingerprintPayload(payload: Record<string, unknown>): string {
-  return createHash("sha256").update(canonicalJson(payload)).digest("base64url");
+  const canonical = JSON.stringify(payload, Object.keys(payload).sort());
+  return createHash("sha256").update(canonical).digest("base64url");
 }

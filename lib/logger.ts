@@ -34,7 +34,8 @@ export function createLogger(level: Config["logLevel"], service = "blog-post-api
 
 /** The X-Ray trace id (`Root=` of `_X_AMZN_TRACE_ID`), as Powertools logs it. */
 function xrayTraceId(): string | undefined {
-  return /(?:^|;)Root=([^;]+)/.exec(process.env._X_AMZN_TRACE_ID ?? "")?.[1];
+  // Unset, the variable reads as "undefined", which holds no Root.
+  return /(?:^|;)Root=([^;]+)/.exec(String(process.env._X_AMZN_TRACE_ID))?.[1];
 }
 
 /** Powertools Logger's per-invocation keys; a key whose value is unknown is left out. */

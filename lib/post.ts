@@ -44,7 +44,8 @@ const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
 
 /** Reads `post_pk` from the path: a canonical positive decimal integer within 2^53 - 1. */
 export function parsePostId(raw: string | undefined): number {
-  const id = CANONICAL_ID.test(raw ?? "") ? Number(raw) : NaN;
+  // A missing id reads as "undefined", which is no id.
+  const id = CANONICAL_ID.test(String(raw)) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(id)) {
     throw new BadRequestError("Blog post id must be a positive integer");
   }
@@ -103,10 +104,11 @@ function checkContent(value: unknown): string {
 }
 
 function checkId(value: unknown): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+  // isSafeInteger is false for anything that is not a number.
+  if (!Number.isSafeInteger(value) || (value as number) < 1) {
     throw new BadRequestError("id must be a positive integer no greater than 9007199254740991");
   }
-  return value;
+  return value as number;
 }
 
 function checkTimestamp(field: string, value: unknown): StoredTimestamp {

@@ -15,8 +15,10 @@ export function now(): string {
  * process's local time zone (`TZ`); null stays null.
  */
 export function formatTimestamp(stored: StoredTimestamp): string | null {
-  if (stored === null) return null;
-  const d = new Date(stored);
+  return stored === null ? null : showLocal(new Date(stored));
+}
+
+function showLocal(d: Date): string {
   return (
     `${pad(d.getFullYear(), 4)}-${pad(d.getDate())}-${pad(d.getMonth() + 1)} ` +
     `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
@@ -41,34 +43,20 @@ function parseServiceFormat(text: string): Date | undefined {
   ];
   const d = new Date(year, month - 1, day, hour, minute, second);
   d.setFullYear(year); // years 0-99 would otherwise be read as 1900-1999
-  const roundTrips =
-    d.getFullYear() === year &&
-    d.getMonth() === month - 1 &&
-    d.getDate() === day &&
-    d.getHours() === hour &&
-    d.getMinutes() === minute &&
-    d.getSeconds() === second;
-  return roundTrips ? d : undefined;
+  // A field out of range (31 April, 24:00, a local time daylight saving skips) rolls over into
+  // another moment, which no longer shows as the text it was read from.
+  return showLocal(d) === text ? d : undefined;
 }
 
 /** Reads an ISO 8601 date-time with `Z` or an offset; undefined when a field is out of range. */
 function parseIsoWithOffset(text: string): Date | undefined {
   const m = ISO_WITH_OFFSET.exec(text);
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s = "0", , zone, oh = "0", om = "0"] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  const daysInMonth = new Date(Date.UTC(Number(y), month, 0)).getUTCDate();
-  const valid =
-    month >= 1 &&
-    month <= 12 &&
-    day >= 1 &&
-    day <= daysInMonth &&
-    Number(h) <= 23 &&
-    Number(mi) <= 59 &&
-    Number(s) <= 59 &&
-    (zone === "Z" || (Number(oh) <= 23 && Number(om) <= 59));
-  if (!valid) return undefined;
+  const [year, month, day, hour] = m.slice(1, 5).map(Number) as [number, number, number, number];
+  // Date itself refuses month 0 or 13, day 0, minute or second 60 and an offset past 23:59, but
+  // reads 30 February as 2 March and hour 24 as the next day's midnight: those two are refused here.
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day > daysInMonth || hour > 23) return undefined;
   const date = new Date(text);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }

@@ -4,7 +4,6 @@ import { createPost, deletePost, getPost, listPosts, updatePost } from "../../li
 import type { PostRepository } from "../../lib/repository.js";
 
 /** A logger that drops every line, for tests that do not read the log. */
-/** A logger that writes nothing. */
 export const quietLogger: Logger = { info: () => {}, error: () => {} };
 
 /** Every handler over `posts`, keyed by operation. */

@@ -97,3 +97,57 @@ describe("a list larger than Lambda's 6 MB response limit", () => {
     expect((response.body as { detail: string }).detail).toMatch(/^Response too large: /);
   });
 });
+
+describe("each operation's answer", () => {
+  const stored = async () => {
+    const posts = new InMemoryPostRepository({ idempotency: false });
+    const post = await posts.create({ title: "t", content: "c" });
+    return { posts, api: handlersOver(posts), id: post.id };
+  };
+
+  it("create without a key needs no keys table: 201 with the post and where it lives", async () => {
+    const { api } = await stored();
+    const response = await invoke(api.create, {
+      method: "POST",
+      body: { title: "new", content: "c" },
+    });
+    expect(response).toMatchObject({
+      status: 201,
+      headers: { location: "/api/post/2" },
+      body: { id: 2, title: "new", content: "c" },
+    });
+  });
+
+  it("get of a post that is not there: 404 naming it", async () => {
+    const { api } = await stored();
+    expect(await invoke(api.get, { method: "GET", postId: 99 })).toEqual({
+      status: 404,
+      headers: expect.any(Object),
+      body: { detail: "Blog post #99 not found" },
+    });
+  });
+
+  it("get and list answer 304 when If-None-Match names what they would send", async () => {
+    const { api, id } = await stored();
+    for (const [handler, postId] of [
+      [api.get, id],
+      [api.list, undefined],
+    ] as const) {
+      const first = await invoke(handler, { method: "GET", postId });
+      const etag = String(first.headers.etag);
+      const again = await handler(
+        apiEvent({ method: "GET", postId, headers: { "if-none-match": etag } }),
+      );
+      expect(again).toMatchObject({ statusCode: 304, headers: { etag } });
+    }
+  });
+
+  it("delete: 204 whose detail names the post", async () => {
+    const { api, id, posts } = await stored();
+    expect(await invoke(api.delete, { method: "DELETE", postId: id })).toMatchObject({
+      status: 204,
+      body: { detail: `Blog post #${id} deleted` },
+    });
+    expect(posts.snapshot()).toEqual([]);
+  });
+});

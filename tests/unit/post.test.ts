@@ -3,6 +3,7 @@ import { BadRequestError, PayloadTooLargeError } from "../../lib/errors.js";
 import {
   CONTENT_MAX_BYTES,
   parsePostId,
+  postToStore,
   serializePost,
   validateCreate,
   validateUpdate,
@@ -110,13 +111,23 @@ describe("validateCreate", () => {
   });
 
   it.each([0, -1, 1.5, "7", null, 2 ** 53])("rejects id %j", (id) => {
-    expect(() => validateCreate({ id, title: "t", content: "c" })).toThrow(BadRequestError);
+    expect(() => validateCreate({ id, title: "t", content: "c" })).toThrow(
+      new BadRequestError("id must be a positive integer no greater than 9007199254740991"),
+    );
   });
 
-  it.each(["yesterday", 0, "2026-13-13 00:00:00"])("rejects created_at %j", (created_at) => {
-    expect(() => validateCreate({ title: "t", content: "c", created_at })).toThrow(
-      /created_at must be null/,
-    );
+  it.each([1, 2 ** 53 - 1])("keeps id %j, a bound", (id) => {
+    expect(validateCreate({ id, title: "t", content: "c" }).id).toBe(id);
+  });
+
+  it.each(["created_at", "updated_at"])("rejects a bad %s, naming it", (field) => {
+    for (const value of ["yesterday", 0, "2026-13-13 00:00:00"]) {
+      expect(() => validateCreate({ title: "t", content: "c", [field]: value })).toThrow(
+        new BadRequestError(
+          `${field} must be null, "YYYY-DD-MM HH:MM:SS" or an ISO 8601 date-time with an offset`,
+        ),
+      );
+    }
   });
 });
 
@@ -158,5 +169,31 @@ describe("serializePost", () => {
       created_at: "2026-04-03 15:06:07",
       updated_at: null,
     });
+  });
+});
+
+describe("postToStore", () => {
+  it("sets both timestamps a client left out to the same current instant", () => {
+    const before = new Date().toISOString();
+    const post = postToStore({ title: "t", content: "c" }, 9);
+    expect(post).toEqual({
+      id: 9,
+      title: "t",
+      content: "c",
+      created_at: expect.any(String),
+      updated_at: post.created_at,
+    });
+    const createdAt = String(post.created_at);
+    expect(createdAt >= before && createdAt <= new Date().toISOString()).toBe(true);
+  });
+
+  it("keeps what the client sent, null included", () => {
+    const sent = {
+      title: "t",
+      content: "c",
+      created_at: "2020-01-02T03:04:05.000Z",
+      updated_at: null,
+    };
+    expect(postToStore(sent, 9)).toEqual({ id: 9, ...sent });
   });
 });

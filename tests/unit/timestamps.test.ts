@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { formatTimestamp, parseClientTimestamp } from "../../lib/timestamps.js";
+import { formatTimestamp, now, parseClientTimestamp } from "../../lib/timestamps.js";
 
 const originalTz = process.env.TZ;
 const useZone = (zone: string) => {
@@ -47,6 +47,14 @@ describe("parseClientTimestamp", () => {
     expect(parseClientTimestamp(formatTimestamp(stored))).toBe(stored);
   });
 
+  it.each([
+    ["the last day of a month", "2026-30-04 23:59:59", "2026-04-30T23:59:59.000Z"],
+    ["the last hour of a day in ISO", "2026-02-28T23:59:59+00:00", "2026-02-28T23:59:59.000Z"],
+  ])("reads %s", (_label, text, stored) => {
+    useZone("UTC");
+    expect(parseClientTimestamp(text)).toBe(stored);
+  });
+
   it("keeps null", () => {
     expect(parseClientTimestamp(null)).toBeNull();
   });
@@ -62,6 +70,10 @@ describe("parseClientTimestamp", () => {
     ["hour 24", "2026-01-01 24:00:00"],
     ["February 30 in ISO", "2026-02-30T00:00:00Z"],
     ["February 29 of a common year", "2025-02-29T00:00:00Z"],
+    ["hour 24 in ISO", "2026-03-04T24:00:00Z"],
+    ["the service format inside an array", ["2026-04-03 15:06:07"]],
+    ["minute 60", "2026-04-03 15:60:00"],
+    ["second 60", "2026-04-03 15:06:60"],
     ["a slash date", "2026/03/04 15:06:07"],
     ["trailing text", "2026-04-03 15:06:07 UTC"],
   ])("rejects %s", (_label, value) => {
@@ -90,5 +102,15 @@ describe("timestamps at the ends of the calendar", () => {
   ])("in %s shows %s with a four-digit year", (zone, text, shown) => {
     process.env.TZ = zone;
     expect(formatTimestamp(parseClientTimestamp(text) ?? null)).toMatch(shown);
+  });
+});
+
+describe("now", () => {
+  it("is the current instant in the stored form", () => {
+    const before = Date.now();
+    const stored = now();
+    expect(stored).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Date.parse(stored)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(stored)).toBeLessThanOrEqual(Date.now());
   });
 });
