@@ -61,6 +61,7 @@ export function httpHandler(
     const started = performance.now();
     const invocation = invocationFields(context, coldStart);
     coldStart = false;
+    // Stryker disable next-line ConditionalExpression: API Gateway sends no parameter named "undefined"
     const pathId = pathParameter === undefined ? undefined : event.pathParameters?.[pathParameter];
     const timeLeft = context?.getRemainingTimeInMillis() ?? DEFAULT_TIME_LEFT_MS;
     const deadline = new AbortController();
