@@ -41,7 +41,7 @@ export default {
   mutate: LAYERS[layer],
   // The integration tests spend most of their time waiting (on DynamoDB Local, retries,
   // deadlines), so their runners share 2 cores well; the unit tests keep one runner per core.
-  concurrency: layer === "storage" ? 6 : 2,
+  concurrency: layer === "storage" ? 4 : 2,
   timeoutMS: 10_000,
   reporters: ["clear-text", "progress-append-only", "json"],
   jsonReporter: { fileName: `reports/mutation/${layer}.json` },
