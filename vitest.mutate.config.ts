@@ -12,9 +12,12 @@ export default defineConfig({
     ? {
         testTimeout: 30_000,
         hookTimeout: 120_000,
-        include: ["tests/integration/**/*.test.ts"],
+        // The unit tests too: some storage rules can only be asserted there (consistent reads,
+        // which DynamoDB Local never needs, through the SDK's client mock; the id allocator).
+        include: ["tests/integration/**/*.test.ts", "tests/unit/**/*.test.ts"],
         // Other processes (worker pools, a restarted DynamoDB Local) never see a mutant.
         exclude: [
+          "tests/unit/bundle.test.ts",
           "tests/integration/workload.test.ts",
           "tests/integration/list-cache-workload.test.ts",
           "tests/integration/outage.test.ts",
