@@ -25,6 +25,7 @@ export function createDocumentClient(
     ...(config.endpoint && {
       endpoint: config.endpoint,
       // DynamoDB Local accepts any credentials; this keeps local runs free of AWS profiles.
+      // Stryker disable next-line StringLiteral: any value, empty too, is accepted locally
       credentials: { accessKeyId: "local", secretAccessKey: "local" },
     }),
     maxAttempts: DYNAMODB_MAX_ATTEMPTS,
@@ -36,7 +37,9 @@ export function createDocumentClient(
     },
     ...overrides,
   });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  // No option to drop undefined values: every item written is complete, and one that was not
+  // should fail loudly rather than be stored without a field.
+  return DynamoDBDocumentClient.from(client);
 }
 
 /**
@@ -57,7 +60,7 @@ export class ConditionFailed extends Error {
 /** Removes what a client must not see from an SDK error message: ARNs, account ids, table names. */
 export function sanitizeErrorMessage(message: string, tableNames: (string | undefined)[]): string {
   let text = message
-    .replace(/arn:aws[\w-]*:[^\s"',]+/g, "<arn>")
+    .replace(/arn:aws[\w-]*:[^\s"',;]+/g, "<arn>")
     .replace(/\b\d{12}\b/g, "<account>");
   for (const name of tableNames) {
     // Whole names only: a short name like "t" must not eat letters out of other words.

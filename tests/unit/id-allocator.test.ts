@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IdAllocator } from "../../lib/id-allocator.js";
+import { ID_TAKEN, IdAllocator } from "../../lib/id-allocator.js";
 
 /** A counter like the table's: each reservation adds `size` and returns the new value. */
 function fakeCounter() {
@@ -64,4 +64,80 @@ it("with a block of 1 lets concurrent callers reserve at the same time", async (
   const issued = await Promise.all(Array.from({ length: 8 }, () => ids.nextId()));
   expect(most).toBe(8); // no queue behind one reservation
   expect(new Set(issued).size).toBe(8);
+});
+
+describe("a reservation shared by concurrent callers that fails", () => {
+  /** A counter whose reservation waits until `signal` aborts (then rejects) or `release` is called. */
+  function heldCounter() {
+    let value = 0;
+    const calls: number[] = [];
+    let release = () => {};
+    const reserve = (size: number, signal?: AbortSignal) =>
+      new Promise<number>((resolve, reject) => {
+        calls.push(size);
+        signal?.addEventListener("abort", () => reject(signal.reason));
+        release = () => resolve((value += size));
+      });
+    return { reserve, calls, release: () => release() };
+  }
+
+  it("when the first caller's deadline cancels it, fails that caller only; the other reserves again", async () => {
+    const counter = heldCounter();
+    const ids = new IdAllocator(counter.reserve, 10);
+    const first = new AbortController();
+    const second = new AbortController();
+    const firstId = ids.nextId(first.signal);
+    const secondId = ids.nextId(second.signal);
+    const reason = new Error("first caller's deadline");
+    first.abort(reason);
+    await expect(firstId).rejects.toBe(reason);
+    await Promise.resolve();
+    counter.release();
+    expect(await secondId).toBe(1);
+    expect(counter.calls).toEqual([10, 10]);
+  });
+
+  it("when it fails for another reason, fails every caller sharing it", async () => {
+    const failure = new Error("storage down");
+    const reserve = async () => Promise.reject(failure);
+    const ids = new IdAllocator(reserve, 10);
+    const results = await Promise.allSettled([
+      ids.nextId(),
+      ids.nextId(new AbortController().signal),
+    ]);
+    expect(results).toEqual([
+      { status: "rejected", reason: failure },
+      { status: "rejected", reason: failure },
+    ]);
+  });
+
+  it("when the waiting caller's own deadline has passed too, fails it as well", async () => {
+    const counter = heldCounter();
+    const ids = new IdAllocator(counter.reserve, 10);
+    const first = new AbortController();
+    const second = new AbortController();
+    const firstId = ids.nextId(first.signal);
+    const secondId = ids.nextId(second.signal);
+    second.abort(new Error("second caller's deadline"));
+    const reason = new Error("first caller's deadline");
+    first.abort(reason);
+    await expect(firstId).rejects.toBe(reason);
+    await expect(secondId).rejects.toBe(reason);
+    expect(counter.calls).toEqual([10]);
+  });
+});
+
+describe("withFreeId", () => {
+  it("takes the first id from the block, then skips 2, 4, 8 … values past taken ones", async () => {
+    const counter = fakeCounter();
+    const ids = new IdAllocator(counter.reserve, 10);
+    const tried: number[] = [];
+    const written = await ids.withFreeId(async (id) => {
+      tried.push(id);
+      return tried.length < 4 ? ID_TAKEN : id;
+    });
+    expect(counter.calls).toEqual([10, 2, 4, 8]);
+    expect(tried).toEqual([1, 12, 16, 24]);
+    expect(written).toBe(24);
+  });
 });
