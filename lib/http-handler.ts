@@ -84,7 +84,7 @@ export function httpHandler(
       status: response.statusCode,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
     };
-    if (response.statusCode !== undefined && response.statusCode >= 500) {
+    if (response.statusCode >= 500) {
       const err = failure instanceof Error ? failure : new Error(response.body);
       const cause = err.cause instanceof Error ? err.cause : err;
       logger.error("request failed", {

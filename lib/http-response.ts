@@ -80,7 +80,7 @@ function embeddedSize(text: string): number {
   return Buffer.byteLength(JSON.stringify(text));
 }
 
-function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredResultV2 {
+function tooLarge(size: number, compressed: boolean) {
   const hint = compressed
     ? "even compressed"
     : "send Accept-Encoding: gzip to receive it compressed";
@@ -94,7 +94,10 @@ function tooLarge(size: number, compressed: boolean): APIGatewayProxyStructuredR
 }
 
 /** The result Lambda returns for a reply, gzipped when `gzip` and the body is worth it. */
-export function toResponse(reply: Reply, gzip: boolean): APIGatewayProxyStructuredResultV2 {
+export function toResponse(
+  reply: Reply,
+  gzip: boolean,
+): APIGatewayProxyStructuredResultV2 & { statusCode: number } {
   if (reply.statusCode === 304) {
     // Not Modified carries no body, only the validators the client already holds.
     return { statusCode: 304, headers: { ...reply.headers, vary: "accept-encoding" } };

@@ -23,6 +23,15 @@ describe("If-None-Match", () => {
     expect(matchesIfNoneMatch(header, TAG)).toBe(expected);
   });
 
+  it("ignores W/ only as a prefix", () => {
+    const tag = '"abcd"';
+    expect(matchesIfNoneMatch('"abW/cd"', tag)).toBe(false);
+  });
+
+  it("is a quoted 32-character base64url digest", () => {
+    expect(TAG).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+  });
+
   it("gives different bodies different tags and equal bodies equal ones", () => {
     expect(etagOf('[{"id":1}]')).not.toBe(etagOf('[{"id":2}]'));
     expect(etagOf('[{"id":1}]')).toBe(etagOf('[{"id":1}]'));

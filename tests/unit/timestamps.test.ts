@@ -72,6 +72,7 @@ describe("parseClientTimestamp", () => {
     ["February 29 of a common year", "2025-02-29T00:00:00Z"],
     ["hour 24 in ISO", "2026-03-04T24:00:00Z"],
     ["the service format inside an array", ["2026-04-03 15:06:07"]],
+    ["ISO inside an array", ["2026-03-04T15:06:07Z"]],
     ["minute 60", "2026-04-03 15:60:00"],
     ["second 60", "2026-04-03 15:06:60"],
     ["a slash date", "2026/03/04 15:06:07"],
