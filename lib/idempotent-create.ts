@@ -51,8 +51,9 @@ export class IdempotentCreate {
       const owner = randomUUID();
       const claimed = await this.keys.claim(request, owner, signal);
       const record = claimed ? undefined : await this.keys.read(request.key, signal);
-      // A claim whose answer was lost shows up as a record this request owns.
-      if (claimed || (record?.owner === owner && record.state === "pending")) {
+      // A claim whose answer was lost shows up as a record this request owns (owners are fresh
+      // for each try, and only an owner finishes its record, so it is still pending).
+      if (claimed || record?.owner === owner) {
         const post = await this.createClaimed(input, request.key, owner, signal);
         if (post) return post;
         continue; // another request took the key over meanwhile: use its outcome
@@ -65,6 +66,7 @@ export class IdempotentCreate {
       }
       // Still pending: the next claim takes the key over if its lease has run out by then.
       if (Date.now() > waitUntil) throw new IdempotencyError("in-progress");
+      // Stryker disable next-line ArithmeticOperator: the pause only spreads retries out; its length changes no outcome
       await sleep(50 + Math.random() * 100);
     }
   }

@@ -3,7 +3,12 @@
 // cache's max age, a write landing while a list is being built). The client is mocked, or the
 // cache's table and marker are stand-ins; the same rules on a real table are in tests/integration.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChangeMarker } from "../../lib/change-marker.js";
@@ -19,6 +24,9 @@ const TABLE = "posts";
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: "us-east-1" }));
 const mock = mockClient(client);
 const table = new PostsTable(client, TABLE);
+
+const sdkError = (message: string) =>
+  Object.assign(new Error(message), { name: "ResourceNotFoundException" });
 
 beforeEach(() => mock.reset());
 afterAll(() => mock.restore());
@@ -67,6 +75,26 @@ describe("PostsTable", () => {
     expect(calls).toHaveLength(9);
     for (const call of calls) {
       expect((call.args as unknown[])[1]).toMatchObject({ abortSignal: signal });
+    }
+  });
+});
+
+describe("storage errors", () => {
+  it("name neither the posts table nor the keys table", async () => {
+    const failure = (table: string) => sdkError(`Requested resource not found: Table: ${table}`);
+    mock.on(GetCommand, { TableName: "prod-posts" }).rejects(failure("prod-posts"));
+    mock.on(GetCommand, { TableName: "prod-keys" }).rejects(failure("prod-keys"));
+    const repository = new DynamoPostRepository(client, "prod-posts", {
+      idempotencyTableName: "prod-keys",
+    });
+    for (const read of [
+      () => repository.get(1),
+      () => new PostsTable(client, "prod-posts").get(1),
+      () => new IdempotencyKeyTable(client, "prod-keys").read("k"),
+    ]) {
+      await expect(read()).rejects.toThrow(
+        "DB ERROR: ResourceNotFoundException: Requested resource not found: Table: <table>",
+      );
     }
   });
 });
