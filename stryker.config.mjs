@@ -51,7 +51,8 @@ export default {
     reportMutants: true,
     reportScoreTable: true,
   },
-  thresholds: { high: 90, low: 80, break: null },
+  // The run fails below its layer's target: 90% for the pure modules, 80% for storage.
+  thresholds: { high: 90, low: 80, break: layer === "storage" ? 80 : 90 },
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
 };

@@ -118,6 +118,13 @@ describe("each operation's answer", () => {
     });
   });
 
+  it("create with an id already taken: 409 naming it", async () => {
+    const { api, id } = await stored();
+    expect(
+      await invoke(api.create, { method: "POST", body: { id, title: "t", content: "c" } }),
+    ).toMatchObject({ status: 409, body: { detail: `Blog post #${id} already exists` } });
+  });
+
   it("get of a post that is not there: 404 naming it", async () => {
     const { api } = await stored();
     expect(await invoke(api.get, { method: "GET", postId: 99 })).toEqual({
