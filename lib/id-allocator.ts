@@ -44,8 +44,9 @@ export class IdAllocator {
       try {
         await this.refill;
       } catch (error) {
-        // Another request's deadline cancelled the shared reservation: this one tries again.
-        if (shared === signal || !shared?.aborted || signal?.aborted) throw error;
+        // Another request's deadline cancelled the shared reservation: this one tries again,
+        // unless its own deadline has passed too (the first caller's own failure ends here).
+        if (!shared?.aborted || signal?.aborted) throw error;
       }
     }
     return this.next++;

@@ -134,8 +134,8 @@ export class PostsTable {
       ReturnValues: "UPDATED_NEW",
     });
     const { Attributes } = await this.send(add, signal);
-    const last = Attributes?.[COUNTER_ATTRIBUTE] as number | undefined;
-    if (last === undefined || !Number.isSafeInteger(last)) {
+    const last = Attributes?.[COUNTER_ATTRIBUTE] as number;
+    if (!Number.isSafeInteger(last)) {
       throw new StorageError("IdSpaceExhausted: the id counter returned no usable id");
     }
     return last;

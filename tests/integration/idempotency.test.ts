@@ -4,6 +4,7 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiHandler } from "../../lib/http-handler.js";
 import { fingerprintPayload } from "../../lib/idempotency.js";
+import { IdempotencyKeyTable } from "../../lib/idempotency-keys.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
@@ -119,6 +120,17 @@ describe("Idempotency-Key on create", () => {
         },
       }),
     );
+
+  it("holds a fresh claim for its lease: another request with the same body cannot take it", async () => {
+    const keysTable = new IdempotencyKeyTable(
+      table.documentClient,
+      String(table.idempotencyTableName),
+    );
+    const request = { key: newKey(), fingerprint: "same body" };
+    expect(await keysTable.claim(request, "first")).toBe(true);
+    expect(await keysTable.claim(request, "second")).toBe(false);
+    expect((await keysTable.read(request.key))?.owner).toBe("first");
+  });
 
   it("takes over a key whose first request died before writing", async () => {
     const key = newKey();

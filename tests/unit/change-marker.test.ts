@@ -27,7 +27,7 @@ describe("ChangeMarker.advance", () => {
     const marker = new ChangeMarker(table);
     for (let i = 0; i < 200; i++) await marker.advance();
     const ids = mock.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.id);
-    expect(new Set(ids)).toEqual(new Set(allKeys().map((key) => key.id)));
+    expect(new Set(ids)).toEqual(new Set([-1, -2, -3, -4, -5, -6, -7, -8]));
     expect(mock.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
       TableName: TABLE,
       UpdateExpression: "ADD #changes :one",

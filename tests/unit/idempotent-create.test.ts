@@ -113,6 +113,16 @@ describe("IdempotentCreate", () => {
     expect(await once.create({ ...input, id: 40 }, request)).toEqual(stored);
   });
 
+  it("fails, and releases its claim, when storage fails while it records a 409", async () => {
+    mock.on(PutCommand).resolves({});
+    mock.on(TransactWriteCommand).rejects(cancelled("ConditionalCheckFailed", "None"));
+    mock.on(UpdateCommand).rejects(sdkError("InternalServerError"));
+    mock.on(DeleteCommand).resolves({});
+    await expect(once.create({ ...input, id: 40 }, request)).rejects.toBeInstanceOf(StorageError);
+    expect(mock.commandCalls(PutCommand)).toHaveLength(1);
+    expect(mock.commandCalls(DeleteCommand)).toHaveLength(1);
+  });
+
   it("releases its claim when storage fails, so a retry can run again", async () => {
     mock.on(PutCommand).resolves({});
     mock.on(TransactWriteCommand).rejects(sdkError("InternalServerError"));
