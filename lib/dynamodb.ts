@@ -1,6 +1,10 @@
 // Storage adapter, plumbing: the DynamoDB client, and how its failures become domain signals.
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import {
+  DynamoDBDocumentClient,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from "@aws-sdk/lib-dynamodb";
 import { StorageError } from "./errors.js";
 
 /** Attempts per DynamoDB call (the SDK retries throttling and 5xx with backoff in between). */
@@ -100,4 +104,17 @@ export async function callStorage<T>(
     const description = `${error.name}: ${sanitizeErrorMessage(error.message, tableNames)}`;
     throw new StorageError(description, { cause: error });
   }
+}
+
+/**
+ * Sends one command through `callStorage`, cancelled when `signal` aborts (the answer's deadline),
+ * so every table's calls share one error mapping and one way to be cut off.
+ */
+export function sendCommand<I extends ServiceInputTypes, O extends ServiceOutputTypes>(
+  db: DynamoDBDocumentClient,
+  command: Parameters<typeof db.send<I, O>>[0],
+  tableNames: (string | undefined)[],
+  signal?: AbortSignal,
+): Promise<O> {
+  return callStorage(() => db.send(command, { abortSignal: signal }), tableNames);
 }

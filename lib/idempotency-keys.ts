@@ -6,7 +6,7 @@ import {
   PutCommand,
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { ConditionFailed, callStorage } from "./dynamodb.js";
+import { ConditionFailed, sendCommand } from "./dynamodb.js";
 import { IDEMPOTENCY_TTL_SECONDS, type IdempotentRequest } from "./idempotency.js";
 import type { Post } from "./post.js";
 
@@ -48,26 +48,22 @@ export class IdempotencyKeyTable {
       lease_until: Date.now() + CLAIM_LEASE_MS,
       expires_at: epochSeconds() + IDEMPOTENCY_TTL_SECONDS,
     };
+    const put = new PutCommand({
+      TableName: this.tableName,
+      Item: record,
+      ConditionExpression:
+        "attribute_not_exists(#key) OR expires_at < :now_s OR " +
+        "(#state = :pending AND lease_until < :now_ms AND fingerprint = :fingerprint)",
+      ExpressionAttributeNames: { "#key": "key", "#state": "state" },
+      ExpressionAttributeValues: {
+        ":now_s": epochSeconds(),
+        ":now_ms": Date.now(),
+        ":pending": "pending",
+        ":fingerprint": request.fingerprint,
+      },
+    });
     try {
-      await this.call(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: record,
-            ConditionExpression:
-              "attribute_not_exists(#key) OR expires_at < :now_s OR " +
-              "(#state = :pending AND lease_until < :now_ms AND fingerprint = :fingerprint)",
-            ExpressionAttributeNames: { "#key": "key", "#state": "state" },
-            ExpressionAttributeValues: {
-              ":now_s": epochSeconds(),
-              ":now_ms": Date.now(),
-              ":pending": "pending",
-              ":fingerprint": request.fingerprint,
-            },
-          }),
-          { abortSignal: signal },
-        ),
-      );
+      await sendCommand(this.db, put, [this.tableName], signal);
       return true;
     } catch (error) {
       if (error instanceof ConditionFailed) return false;
@@ -78,10 +74,8 @@ export class IdempotencyKeyTable {
   /** The record of a key, read consistently. */
   async read(key: string, signal?: AbortSignal): Promise<KeyRecord | undefined> {
     const input = { TableName: this.tableName, Key: { key }, ConsistentRead: true };
-    const result = await this.call(() =>
-      this.db.send(new GetCommand(input), { abortSignal: signal }),
-    );
-    return result.Item as KeyRecord | undefined;
+    const { Item } = await sendCommand(this.db, new GetCommand(input), [this.tableName], signal);
+    return Item as KeyRecord | undefined;
   }
 
   /** The update that marks a key done with its outcome, only while `owner` still holds it. */
@@ -125,9 +119,5 @@ export class IdempotencyKeyTable {
     } catch {
       // The lease expires on its own; a retry after it takes the key over.
     }
-  }
-
-  private call<T>(run: () => Promise<T>): Promise<T> {
-    return callStorage(run, [this.tableName]);
   }
 }

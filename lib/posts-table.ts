@@ -11,7 +11,7 @@ import {
   paginateScan,
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { ConditionFailed, callStorage } from "./dynamodb.js";
+import { ConditionFailed, callStorage, sendCommand } from "./dynamodb.js";
 import { NotFoundError, StorageError } from "./errors.js";
 import { ID_TAKEN } from "./id-allocator.js";
 import type { Post, PostChanges } from "./post.js";
@@ -30,7 +30,7 @@ function samePost(existing: Record<string, unknown> | undefined, post: Post): bo
 /** The posts table: one item per post, plus the counter item and the change marker's shards. */
 export class PostsTable {
   constructor(
-    readonly db: DynamoDBDocumentClient,
+    private readonly db: DynamoDBDocumentClient,
     readonly tableName: string,
     /** Every table name a storage error message must not show. */
     private readonly hiddenNames: (string | undefined)[] = [tableName],
@@ -51,9 +51,9 @@ export class PostsTable {
       },
       { abortSignal: signal },
     );
-    await this.call(async () => {
+    await callStorage(async () => {
       for await (const page of pages) take((page.Items ?? []) as Post[]);
-    });
+    }, this.hiddenNames);
   }
 
   /** Every post, ascending by id, from every Scan page. */
@@ -141,16 +141,11 @@ export class PostsTable {
     return last;
   }
 
-  /** Sends one command, cancelled with `signal`, through the shared error mapping. */
+  /** Sends one command on this table (or a transaction spanning it), cancelled with `signal`. */
   send<I extends ServiceInputTypes, O extends ServiceOutputTypes>(
     command: Parameters<typeof this.db.send<I, O>>[0],
     signal?: AbortSignal,
   ): Promise<O> {
-    return this.call(() => this.db.send(command, { abortSignal: signal }));
-  }
-
-  /** Runs one call on this table through the shared error mapping. */
-  call<T>(run: () => Promise<T>): Promise<T> {
-    return callStorage(run, this.hiddenNames);
+    return sendCommand(this.db, command, this.hiddenNames, signal);
   }
 }
