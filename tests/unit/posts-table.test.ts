@@ -84,6 +84,7 @@ describe("storage errors", () => {
     const failure = (table: string) => sdkError(`Requested resource not found: Table: ${table}`);
     mock.on(GetCommand, { TableName: "prod-posts" }).rejects(failure("prod-posts"));
     mock.on(GetCommand, { TableName: "prod-keys" }).rejects(failure("prod-keys"));
+    mock.on(PutCommand, { TableName: "prod-keys" }).rejects(failure("prod-keys"));
     const repository = new DynamoPostRepository(client, "prod-posts", {
       idempotencyTableName: "prod-keys",
     });
@@ -91,6 +92,7 @@ describe("storage errors", () => {
       () => repository.get(1),
       () => new PostsTable(client, "prod-posts").get(1),
       () => new IdempotencyKeyTable(client, "prod-keys").read("k"),
+      () => new IdempotencyKeyTable(client, "prod-keys").claim({ key: "k", fingerprint: "f" }, "o"),
     ]) {
       await expect(read()).rejects.toThrow(
         "DB ERROR: ResourceNotFoundException: Requested resource not found: Table: <table>",
