@@ -1,31 +1,10 @@
 // Mutation testing of lib/ (`npm run mutate`, which runs StrykerJS on the Lambda runtime's Node).
-// MUTATE_LAYER=pure mutates the pure modules under the unit tests (no Java); storage mutates the
-// DynamoDB modules under the integration tests. Per-test coverage runs only the tests that reach
-// a mutant.
+// MUTATE_LAYER=pure mutates the post rules, the HTTP edge and the wiring under the unit tests (no Java);
+// storage mutates the DynamoDB modules under the integration and unit tests. Per-test coverage
+// runs only the tests that reach a mutant.
 const LAYERS = {
-  pure: [
-    "lib/post.ts",
-    "lib/timestamps.ts",
-    "lib/errors.ts",
-    "lib/config.ts",
-    "lib/logger.ts",
-    "lib/idempotency.ts",
-    "lib/http-request.ts",
-    "lib/http-response.ts",
-    "lib/http-handler.ts",
-    "lib/operations.ts",
-    "lib/etag.ts",
-  ],
-  storage: [
-    "lib/posts-table.ts",
-    "lib/id-allocator.ts",
-    "lib/idempotent-create.ts",
-    "lib/idempotency-keys.ts",
-    "lib/dynamodb.ts",
-    "lib/repository.ts",
-    "lib/change-marker.ts",
-    "lib/list-cache.ts",
-  ],
+  pure: ["lib/posts/**/*.ts", "lib/http/**/*.ts", "lib/app/**/*.ts"],
+  storage: ["lib/storage/**/*.ts"],
 };
 const layer = process.env.MUTATE_LAYER === "storage" ? "storage" : "pure";
 

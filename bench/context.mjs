@@ -1,8 +1,8 @@
 // What every bench section shares: paths, counts and time budgets, the tables and their seeded
 // posts, the Lambda environment, each handler's request and floor call, and loading the bundles.
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { apiEvent } from "../scripts/api-event.mjs";
-import * as local from "../scripts/dynamodb-local.mjs";
+import { apiEvent } from "../tests/helpers/api-event.mjs";
+import * as local from "../scripts/lib/dynamodb-local.mjs";
 import { filler, log } from "./util.mjs";
 
 /** @typedef {import("aws-lambda").APIGatewayProxyEventV2} ApiEvent */

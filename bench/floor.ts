@@ -1,18 +1,19 @@
-// The bench's floor: the storage calls the handlers make, through the client buildRuntime wires
-// and the production posts table, without a handler around them. Bundled like the handlers
+// The bench's floor: the storage calls the handlers make, through the client the runtime builds
+// (createDocumentClient) and the production posts table, without a handler around them. Bundled like the handlers
 // (bench/bundles.mjs), so both sides run the same SDK code and a ratio measures only what the
 // handler adds.
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { ChangeMarker } from "../lib/change-marker.js";
-import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/post.js";
-import { PostsTable } from "../lib/posts-table.js";
-import { buildRuntime } from "../lib/runtime.js";
+import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/posts/post.js";
+import { ChangeMarker } from "../lib/storage/change-marker.js";
+import { createDocumentClient } from "../lib/storage/client.js";
+import { PostsTable } from "../lib/storage/posts-table.js";
+import { Sender } from "../lib/storage/sender.js";
 
 /** The storage calls of each operation, on the named table of DynamoDB Local at `endpoint`. */
 export function createFloor({ endpoint, region }: { endpoint: string; region: string }) {
-  const config = { tableName: "", idempotencyTableName: undefined, idBlockSize: 1 } as const;
-  const { client: db } = buildRuntime({ ...config, endpoint, region, logLevel: "silent" });
-  const table = (name: string) => new PostsTable(db, name);
+  const db = createDocumentClient({ endpoint, region });
+  const sender = new Sender(db, []);
+  const table = (name: string) => new PostsTable(sender, name);
   /** Each write's own calls, without the change marker's ADD that follows it. */
   const withoutMarker = {
     /** A create as the repository makes it (block size 1): a counter call, then the put. */
@@ -26,7 +27,7 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
     <A extends unknown[], R>(write: (name: string, ...args: A) => Promise<R>) =>
     async (name: string, ...args: A) => {
       const result = await write(name, ...args);
-      await new ChangeMarker(table(name)).advance();
+      await new ChangeMarker(sender, name).advance();
       return result;
     };
   return {
@@ -37,7 +38,12 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
     update: marked(withoutMarker.update),
     remove: marked(withoutMarker.remove),
     withoutMarker,
-    list: (name: string) => table(name).list(),
+    /** Every post, ascending by id, from every Scan page (no JSON, no cache). */
+    list: async (name: string) => {
+      const posts: Post[] = [];
+      await table(name).scanPages((page) => posts.push(...page));
+      return posts.sort((a, b) => a.id - b.id);
+    },
     /** Seeds up to 25 posts in one BatchWrite (not a handler's call), retrying what is left over. */
     batchPut: async (name: string, posts: Post[]) => {
       let pending = { [name]: posts.map((Item) => ({ PutRequest: { Item } })) };

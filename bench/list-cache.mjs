@@ -3,7 +3,7 @@
 // DynamoDB calls per warm list; memory on a miss; what the change marker's ADD adds to each write.
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { gunzipSync } from "node:zlib";
-import { apiEvent } from "../scripts/api-event.mjs";
+import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { DELETE_BASE, LIMITS, TABLES, handlerCases, importHandler } from "./context.mjs";
 import { lambdaEnv, seedTables } from "./context.mjs";
 import { listInChild } from "./list.mjs";

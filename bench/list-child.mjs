@@ -4,7 +4,7 @@
 //   node --expose-gc bench/list-child.mjs handler|scan <bundle>
 import { pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { apiEvent } from "../scripts/api-event.mjs";
+import { apiEvent } from "../tests/helpers/api-event.mjs";
 
 const [mode, modulePath = ""] = process.argv.slice(2);
 const gc = /** @type {(() => void) | undefined} */ (globalThis.gc);

@@ -5,7 +5,8 @@
 import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
-import { startDynamoDbLocal } from "../scripts/dynamodb-local.mjs";
+import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
+import { SetupError, requireJava } from "../scripts/lib/setup-checks.mjs";
 import { buildBundles, bundleRows, withoutPluginsNote } from "./bundles.mjs";
 import { coldStart } from "./cold-start.mjs";
 import { LIMITS, benchDir, importFloor, prepareTables, staging } from "./context.mjs";
@@ -18,6 +19,15 @@ import { warm } from "./warm.mjs";
 // The sections run on DynamoDB Local, in this order, each kept in results.json under its key.
 // listCache after list: it retitles post 1 of the 10,000-post table.
 const SECTIONS = { cold: coldStart, warm, list, listCache, throughput };
+
+// Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
+try {
+  requireJava();
+} catch (error) {
+  if (!(error instanceof SetupError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 
 // Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";

@@ -1,7 +1,7 @@
 // Bench section "create throughput": at a fixed concurrency, the create handler against bare
 // conditional PutItems; for information, the bare counter ADD every create starts with, and a copy
 // of the create handler that reserves ids in blocks (ID_BLOCK_SIZE).
-import { apiEvent } from "../scripts/api-event.mjs";
+import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { BARE_PUT_BASE, LIMITS, TABLES, importHandler, lambdaEnv } from "./context.mjs";
 import { expectStatus, filler, log, ratioRow } from "./util.mjs";
 

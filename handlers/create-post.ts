@@ -1,7 +1,7 @@
 // Lambda entry for POST /api/post: wired once per instance, at cold start.
-import { readConfig } from "../lib/config.js";
-import { createPost } from "../lib/operations.js";
-import { buildRuntime } from "../lib/runtime.js";
+import { readConfig } from "../lib/app/config.js";
+import { createPost } from "../lib/http/routes.js";
+import { buildRuntime } from "../lib/app/runtime.js";
 
 const { posts, logger } = buildRuntime(readConfig());
 

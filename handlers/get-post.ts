@@ -1,7 +1,7 @@
 // Lambda entry for GET /api/post/{post_pk}: wired once per instance, at cold start.
-import { readConfig } from "../lib/config.js";
-import { getPost } from "../lib/operations.js";
-import { buildRuntime } from "../lib/runtime.js";
+import { readConfig } from "../lib/app/config.js";
+import { getPost } from "../lib/http/routes.js";
+import { buildRuntime } from "../lib/app/runtime.js";
 
 const { posts, logger } = buildRuntime(readConfig());
 

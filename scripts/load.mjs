@@ -84,8 +84,9 @@ export async function runLoad(/** @type {LoadOptions} */ options) {
 /** Builds the bundles and serves them as `npm start` does, over an in-memory DynamoDB Local. */
 async function startOwnApi() {
   const { build } = await import("./build.mjs");
-  const dynamo = await import("./dynamodb-local.mjs");
-  const { rssOf, spawnOffline } = await import("./offline.mjs");
+  const dynamo = await import("./lib/dynamodb-local.mjs");
+  const { freePort } = await import("./lib/ports.mjs");
+  const { rssOf, spawnOffline } = await import("./lib/offline.mjs");
   await build();
   const db = await dynamo.startDynamoDbLocal();
   try {
@@ -95,8 +96,8 @@ async function startOwnApi() {
     client.destroy();
     const offline = spawnOffline({
       host: "127.0.0.1",
-      httpPort: await dynamo.freePort(),
-      lambdaPort: await dynamo.freePort(),
+      httpPort: await freePort(),
+      lambdaPort: await freePort(),
       dynamoEndpoint: db.endpoint,
       postsTable: "load-posts",
       idempotencyTable: "load-idempotency-keys",
@@ -151,7 +152,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   const mix = /** @type {(typeof MIXES)[number]} */ (values.mix);
   if (!MIXES.includes(mix)) throw new Error(`--mix is one of ${MIXES.join(", ")}`);
-  const { SetupError } = await import("./setup-checks.mjs");
+  const { SetupError } = await import("./lib/setup-checks.mjs");
   const api = await startOwnApi().catch((error) => {
     if (!(error instanceof SetupError)) throw error;
     console.error(error.message);

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installRuntimeNode } from "./runtime-node.mjs";
-import { SetupError, requireJava } from "./setup-checks.mjs";
+import { SetupError, requireJava } from "./lib/setup-checks.mjs";
 
 const LAYERS = ["pure", "storage"];
 const asked = process.argv.slice(2);

@@ -13,35 +13,56 @@ import {
   requireInstalledPackages,
   requireJava,
   requireUsableDataDir,
-} from "./setup-checks.mjs";
+} from "./lib/setup-checks.mjs";
 
-// Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
-const port = Number(process.env.PORT ?? 3000);
-const lambdaPort = Number(process.env.LAMBDA_PORT ?? port + 2);
-const dynamoPort = Number(process.env.DYNAMODB_PORT ?? 8000);
-const tableName = process.env.POSTS_TABLE ?? "blog-post-api-local-posts";
-const keysTableName = process.env.IDEMPOTENCY_TABLE ?? "blog-post-api-local-idempotency-keys";
-const dataDirSetting = process.env.DYNAMODB_DATA_DIR ?? ".dynamodb";
-const dataDir = resolve(root, dataDirSetting);
 
-/** @type {(() => Promise<unknown>)[]} */
-const stopOnExit = [];
-let stopping = false;
-async function stop(code = 0) {
-  if (stopping) return;
-  stopping = true;
-  for (const stopOne of stopOnExit.reverse()) await stopOne().catch(() => undefined);
-  process.exit(code);
-}
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop());
-
-/** Prints what went wrong (a setup problem without a stack trace) and stops what was started. */
+/** @typedef {ReturnType<typeof readSettings>} Settings */
 /** @typedef {{ issuerUrl: string, audience: string[], writeScope?: string, reads: boolean }} Auth */
-/** @type {Auth | undefined} */
-let auth;
+/** @typedef {ReturnType<typeof createShutdown>} Shutdown */
+
+/** What `npm start` reads from the environment, with its defaults. */
+function readSettings(env = process.env) {
+  const port = Number(env.PORT ?? 3000);
+  const dataDirSetting = env.DYNAMODB_DATA_DIR ?? ".dynamodb";
+  return {
+    port,
+    lambdaPort: Number(env.LAMBDA_PORT ?? port + 2),
+    dynamoPort: Number(env.DYNAMODB_PORT ?? 8000),
+    tableName: env.POSTS_TABLE ?? "blog-post-api-local-posts",
+    keysTableName: env.IDEMPOTENCY_TABLE ?? "blog-post-api-local-idempotency-keys",
+    timeZone: env.TIME_ZONE ?? "UTC",
+    dataDirSetting,
+    dataDir: resolve(root, dataDirSetting),
+  };
+}
+
+/** What to stop on exit, stopped once, last started first, on Ctrl-C or a failure. */
+function createShutdown() {
+  /** @type {(() => Promise<unknown>)[]} */
+  const tasks = [];
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    for (const task of tasks.reverse()) await task().catch(() => undefined);
+    process.exit(code);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stop());
+  return {
+    stop,
+    isStopping: () => stopping,
+    /** @param {() => Promise<unknown>} task */
+    onExit: (task) => void tasks.push(task),
+    /** Prints what went wrong (a setup problem in one line, without a stack) and stops. */
+    fail: async (/** @type {unknown} */ error) => {
+      console.error(error instanceof SetupError ? error.message : error);
+      await stop(1);
+    },
+  };
+}
+
 /** The JWT settings as serverless.yml reads them; a bad AUTH_* setting stops here in one line. */
 function readAuthSettings() {
   try {
@@ -51,117 +72,120 @@ function readAuthSettings() {
   }
 }
 
-async function fail(/** @type {unknown} */ error) {
-  console.error(error instanceof SetupError ? error.message : error);
-  await stop(1);
-}
-
-try {
-  // Before anything is imported from node_modules or started.
+/** Everything `npm start` needs, checked before anything is imported from node_modules or started. */
+async function checkSetup(/** @type {Settings} */ settings) {
   requireInstalledPackages(root);
-  auth = readAuthSettings();
+  const auth = readAuthSettings();
   requireJava();
-  await requireFreePort(port, "the API", "PORT");
-  await requireFreePort(lambdaPort, "serverless-offline's Lambda endpoint", "LAMBDA_PORT");
-  await requireFreePort(dynamoPort, "DynamoDB Local", "DYNAMODB_PORT");
-  requireUsableDataDir(dataDir, dynamoDbLocalBuild(root));
-} catch (error) {
-  await fail(error);
+  await requireFreePort(settings.port, "the API", "PORT");
+  await requireFreePort(settings.lambdaPort, "serverless-offline's Lambda endpoint", "LAMBDA_PORT");
+  await requireFreePort(settings.dynamoPort, "DynamoDB Local", "DYNAMODB_PORT");
+  requireUsableDataDir(settings.dataDir, dynamoDbLocalBuild(root));
+  return auth;
 }
 
-const { handlerNames, watch } = await import("./build.mjs");
-const { ensureIdempotencyTable, ensureTable, localClient, startDynamoDbLocal } =
-  await import("./dynamodb-local.mjs");
-const { spawnOffline } = await import("./offline.mjs");
-
-/** Starts DynamoDB Local on its data folder and creates the tables; stops it again on failure. */
-async function startStorage() {
-  mkdirSync(dataDir, { recursive: true });
-  const started = await startDynamoDbLocal({ port: dynamoPort, dbPath: dataDir });
-  stopOnExit.push(started.stop);
+/** Starts DynamoDB Local on its data folder and creates the tables if they are missing. */
+async function startStorage(/** @type {Settings} */ settings, /** @type {Shutdown} */ shutdown) {
+  const { ensureIdempotencyTable, ensureTable, localClient, startDynamoDbLocal } =
+    await import("./lib/dynamodb-local.mjs");
+  mkdirSync(settings.dataDir, { recursive: true });
+  const started = await startDynamoDbLocal({ port: settings.dynamoPort, dbPath: settings.dataDir });
+  shutdown.onExit(started.stop);
   const client = localClient(started.endpoint);
   try {
-    await ensureTable(client, tableName);
-    await ensureIdempotencyTable(client, keysTableName);
+    await ensureTable(client, settings.tableName);
+    await ensureIdempotencyTable(client, settings.keysTableName);
   } finally {
     client.destroy();
   }
-  writeFileSync(`${dataDir}/${DATA_VERSION_FILE}`, `${dynamoDbLocalBuild(root)}\n`);
+  writeFileSync(`${settings.dataDir}/${DATA_VERSION_FILE}`, `${dynamoDbLocalBuild(root)}\n`);
   return started;
 }
 
-/** A digest of the built bundles, to tell a rebuild that changed them from one that did not. */
-function bundlesDigest() {
-  const hash = createHash("sha256");
-  for (const name of handlerNames) hash.update(readFileSync(`${root}dist/${name}/index.mjs`));
-  return hash.digest("hex");
+/**
+ * serverless-offline over the built bundles, restarted when a rebuild changes them so that warm
+ * instances load the new code; everything stops if it ends on its own.
+ */
+async function createServer(
+  /** @type {Settings} */ settings,
+  /** @type {Shutdown} */ shutdown,
+  /** @type {string} */ dynamoEndpoint,
+) {
+  const { handlerNames } = await import("./build.mjs");
+  const { spawnOffline } = await import("./lib/offline.mjs");
+  /** A digest of the built bundles, to tell a rebuild that changed them from one that did not. */
+  const bundlesDigest = () => {
+    const hash = createHash("sha256");
+    for (const name of handlerNames) hash.update(readFileSync(`${root}dist/${name}/index.mjs`));
+    return hash.digest("hex");
+  };
+  /** @type {ReturnType<typeof spawnOffline> | undefined} */
+  let offline;
+  let servedDigest = "";
+  let restarting = Promise.resolve();
+  const serve = () => {
+    servedDigest = bundlesDigest();
+    const started = spawnOffline({
+      httpPort: settings.port,
+      lambdaPort: settings.lambdaPort,
+      dynamoEndpoint,
+      postsTable: settings.tableName,
+      idempotencyTable: settings.keysTableName,
+      timeZone: settings.timeZone,
+    });
+    void started.exited.then((code) => {
+      if (offline === started && !shutdown.isStopping()) void shutdown.stop(code ?? 1);
+    });
+    offline = started;
+    return started;
+  };
+  shutdown.onExit(() => offline?.stop() ?? Promise.resolve());
+  return {
+    /** Serves the current bundles and waits until the API answers. */
+    start: () => serve().ready(120_000),
+    /** Restarts on the new bundles if they changed. */
+    reloadIfChanged: () => {
+      restarting = restarting.then(async () => {
+        if (shutdown.isStopping() || !offline || bundlesDigest() === servedDigest) return;
+        const old = offline;
+        offline = undefined;
+        await old.stop();
+        const next = serve();
+        await next.ready().catch(() => undefined);
+        console.log(`\nRebuilt: serving the new bundles at ${next.baseUrl}/api/post\n`);
+      });
+    },
+  };
 }
 
-/** @type {ReturnType<typeof spawnOffline> | undefined} */
-let offline;
-let servedDigest = "";
-/** @type {NodeJS.Timeout | undefined} */
-let rebuildTimer;
-let restarting = Promise.resolve();
-
-/** Starts serverless-offline over the current bundles; stops everything if it ends on its own. */
-function serve(/** @type {string} */ dynamoEndpoint) {
-  servedDigest = bundlesDigest();
-  const started = spawnOffline({
-    httpPort: port,
-    lambdaPort,
-    dynamoEndpoint,
-    postsTable: tableName,
-    idempotencyTable: keysTableName,
-    timeZone: process.env.TIME_ZONE ?? "UTC",
-  });
-  void started.exited.then((code) => {
-    if (offline === started && !stopping) void stop(code ?? 1);
-  });
-  offline = started;
-  return started;
-}
-
-/** Restarts serverless-offline if the bundles changed, so warm instances load the new code. */
-function reloadIfChanged(/** @type {string} */ dynamoEndpoint) {
-  restarting = restarting.then(async () => {
-    if (stopping || !offline || bundlesDigest() === servedDigest) return;
-    const old = offline;
-    offline = undefined;
-    await old.stop();
-    const next = serve(dynamoEndpoint);
-    await next.ready().catch(() => undefined);
-    console.log(`\nRebuilt: serving the new bundles at ${next.baseUrl}/api/post\n`);
-  });
-}
-
-let dynamoEndpoint = "";
-try {
-  const stopWatching = await watch({
+/** Builds the bundles now and on every change; `onChange` runs once after a burst of rebuilds. */
+async function watchBundles(/** @type {() => void} */ onChange) {
+  const { watch } = await import("./build.mjs");
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  return watch({
     onBuilt: () => {
-      // One change rebuilds five bundles: restart once, after the last.
-      clearTimeout(rebuildTimer);
-      rebuildTimer = setTimeout(() => dynamoEndpoint && reloadIfChanged(dynamoEndpoint), 300);
+      // One change rebuilds five bundles: react once, after the last.
+      clearTimeout(timer);
+      timer = setTimeout(onChange, 300);
     },
   });
-  stopOnExit.push(stopWatching);
-  const db = await startStorage();
-  dynamoEndpoint = db.endpoint;
-  console.log(`DynamoDB Local (pid ${db.pid}) on ${db.endpoint}, data in ${dataDirSetting}/`);
-  stopOnExit.push(() => offline?.stop() ?? Promise.resolve());
-  await serve(db.endpoint).ready(120_000);
-} catch (error) {
-  await fail(error);
 }
 
-const base = `http://localhost:${port}`;
-const authLine = auth
-  ? `Auth:     ${auth.reads ? "every route needs" : "POST, PUT and DELETE need"} Authorization: Bearer <JWT> ` +
-    `with iss ${auth.issuerUrl}, aud ${auth.audience.join(" or ")}` +
-    `${auth.writeScope ? `, scope ${auth.writeScope} for writes` : ""} (signature not checked locally)\n`
-  : "";
-console.log(`
-Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${dataDirSetting}/)
+/** What a developer needs once the API answers: the routes, a curl to try, how to stop. */
+function banner(
+  /** @type {Settings} */ settings,
+  /** @type {Auth | undefined} */ auth,
+  /** @type {string} */ dynamoEndpoint,
+) {
+  const base = `http://localhost:${settings.port}`;
+  const authLine = auth
+    ? `Auth:     ${auth.reads ? "every route needs" : "POST, PUT and DELETE need"} Authorization: Bearer <JWT> ` +
+      `with iss ${auth.issuerUrl}, aud ${auth.audience.join(" or ")}` +
+      `${auth.writeScope ? `, scope ${auth.writeScope} for writes` : ""} (signature not checked locally)\n`
+    : "";
+  return `
+Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${settings.dataDirSetting}/)
   GET    /api/post            list every post
   POST   /api/post            create a post
   GET    /api/post/{post_pk}  read one post
@@ -169,7 +193,33 @@ Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${da
   DELETE /api/post/{post_pk}  delete a post
 Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -d '{"title":"Hello","content":"First post"}'
 Samples:  npm run seed
-Contract: openapi.yaml (OpenAPI 3.1; see the README to open it in a viewer)
+Contract: openapi.yaml (OpenAPI 3.1; docs/api.md says how to open it in a viewer)
 ${authLine}Edits to handlers/ or lib/ are rebuilt and served without a restart.
 Ctrl-C stops the API and DynamoDB Local.
-`);
+`;
+}
+
+async function main() {
+  // Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const settings = readSettings();
+  const shutdown = createShutdown();
+  try {
+    const auth = await checkSetup(settings);
+    /** @type {Awaited<ReturnType<typeof createServer>> | undefined} */
+    let server;
+    shutdown.onExit(await watchBundles(() => server?.reloadIfChanged()));
+    const db = await startStorage(settings, shutdown);
+    console.log(
+      `DynamoDB Local (pid ${db.pid}) on ${db.endpoint}, data in ${settings.dataDirSetting}/`,
+    );
+    const created = await createServer(settings, shutdown, db.endpoint);
+    await created.start();
+    server = created;
+    console.log(banner(settings, auth, db.endpoint));
+  } catch (error) {
+    await shutdown.fail(error);
+  }
+}
+
+await main();

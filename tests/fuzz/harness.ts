@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from "node:util";
 import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { expect } from "vitest";
-import type { ApiHandler } from "../../lib/http-handler.js";
+import type { ApiHandler } from "../../lib/http/handler.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { apiEvent } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";

@@ -3,7 +3,7 @@
 // under test. Every request has one expected outcome; where several rules are broken at once,
 // any of their statuses is accepted, since the order of the checks is not documented.
 import { expect } from "vitest";
-import { CONTENT_MAX_BYTES } from "../../lib/post.js";
+import { CONTENT_MAX_BYTES } from "../../lib/posts/post.js";
 import { POST_KEYS, STORED_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
 import type { HostileRequest, Kind } from "./arbitraries.js";
 import { codePoints } from "./fields.js";

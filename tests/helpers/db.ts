@@ -1,5 +1,6 @@
 // Test helper: a fresh posts table in the run's DynamoDB Local, and raw access to its items.
 import {
+  type DynamoDBClient,
   type DynamoDBClientConfig,
   DeleteTableCommand,
   ScanCommand,
@@ -11,9 +12,11 @@ import {
   ensureIdempotencyTable,
   ensureTable,
   localClient,
-} from "../../scripts/dynamodb-local.mjs";
-import type { Config } from "../../lib/config.js";
-import { buildRuntime } from "../../lib/runtime.js";
+} from "../../scripts/lib/dynamodb-local.mjs";
+import type { Config } from "../../lib/app/config.js";
+import { dynamoRepository } from "../../lib/app/runtime.js";
+import type { Post } from "../../lib/posts/post.js";
+import { createDocumentClient } from "../../lib/storage/client.js";
 
 let tables = 0;
 
@@ -27,7 +30,34 @@ export function localConfig(
   return { tableName, idempotencyTableName, endpoint, region, logLevel: "silent", idBlockSize: 1 };
 }
 
-/** Creates an empty table (with its counter) named for this test file; call `drop` when done. */
+/** Every item of a table, read consistently page by page, sorted by id. */
+export async function scanItems(admin: DynamoDBClient, tableName: string) {
+  const all: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: ScanCommand["input"]["ExclusiveStartKey"];
+  do {
+    const page = await admin.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }),
+    );
+    all.push(...(page.Items ?? []).map((item) => unmarshall(item)));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return all.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** The posts among a table's items: the counter (0) and the change marker (negative ids) left out. */
+export const postsOf = (items: Record<string, unknown>[]) =>
+  items.filter((item) => Number(item.id) > 0) as unknown as Post[];
+
+/**
+ * A client and the repository the handlers' wiring builds over it, for a test that needs the
+ * DynamoDB class or the client itself (a middleware, a mock, its own request handler).
+ */
+export function connectStorage(config: Config, overrides: Partial<DynamoDBClientConfig> = {}) {
+  const client = createDocumentClient(config, overrides);
+  return { client, repository: dynamoRepository(config, client) };
+}
+
+/** Creates an empty table  named for this test file; call `drop` when done. */
 export async function freshTable(label: string) {
   const endpoint = inject("dynamoEndpoint");
   const tableName = `${label}-${process.pid}-${++tables}-${Date.now()}`;
@@ -37,25 +67,15 @@ export async function freshTable(label: string) {
   await ensureIdempotencyTable(admin, idempotencyTableName);
   const config = localConfig(endpoint, tableName, idempotencyTableName);
   /** A second client and repository on these tables, e.g. with a test's own request handler. */
-  const connect = (overrides: Partial<DynamoDBClientConfig> = {}) => {
-    const { client, posts } = buildRuntime(config, overrides);
-    return { client, repository: posts };
-  };
+  const connect = (overrides: Partial<DynamoDBClientConfig> = {}) =>
+    connectStorage(config, overrides);
   const { client: documentClient, repository } = connect();
 
   /** Every item in the table, counter included, sorted by id. */
-  const items = async (): Promise<Record<string, unknown>[]> => {
-    const all: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: ScanCommand["input"]["ExclusiveStartKey"];
-    do {
-      const page = await admin.send(
-        new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }),
-      );
-      all.push(...(page.Items ?? []).map((item) => unmarshall(item)));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return all.sort((a, b) => Number(a.id) - Number(b.id));
-  };
+  const items = () => scanItems(admin, tableName);
+
+  /** Every post stored, ascending by id: the items without the counter and the marker's shards. */
+  const posts = async () => postsOf(await items());
 
   const drop = async () => {
     await admin.send(new DeleteTableCommand({ TableName: tableName }));
@@ -72,6 +92,7 @@ export async function freshTable(label: string) {
     repository,
     connect,
     items,
+    posts,
     drop,
   };
 }

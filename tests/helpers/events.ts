@@ -1,7 +1,7 @@
 // Test helper: calls a handler with an API Gateway event and reads its JSON answer.
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { ApiHandler } from "../../lib/http-handler.js";
-import { apiEvent, type EventOptions } from "../../scripts/api-event.mjs";
+import type { ApiHandler } from "../../lib/http/handler.js";
+import { apiEvent, type EventOptions } from "./api-event.mjs";
 
 export { apiEvent, type EventOptions };
 

@@ -2,8 +2,8 @@
 // stopped when the run ends.
 import type { TestProject } from "vitest/node";
 import { build } from "../../scripts/build.mjs";
-import { startDynamoDbLocal } from "../../scripts/dynamodb-local.mjs";
-import { SetupError, requireJava } from "../../scripts/setup-checks.mjs";
+import { startDynamoDbLocal } from "../../scripts/lib/dynamodb-local.mjs";
+import { SetupError, requireJava } from "../../scripts/lib/setup-checks.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {

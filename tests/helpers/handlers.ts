@@ -1,7 +1,7 @@
-// Test helper: the five handlers built over one repository, as lib/runtime.ts wires them.
-import type { Logger } from "../../lib/logger.js";
-import { createPost, deletePost, getPost, listPosts, updatePost } from "../../lib/operations.js";
-import type { PostRepository } from "../../lib/repository.js";
+// Test helper: the five handlers built over one repository, as lib/app/runtime.ts wires them.
+import type { Logger } from "../../lib/http/logger.js";
+import { createPost, deletePost, getPost, listPosts, updatePost } from "../../lib/http/routes.js";
+import type { PostRepository } from "../../lib/posts/repository.js";
 
 /** A logger that drops every line, for tests that do not read the log. */
 export const quietLogger: Logger = { info: () => {}, error: () => {} };

@@ -1,8 +1,9 @@
 // Test helper: one process of the list-cache workload, one Lambda instance with its own list cache.
 // tests/integration/list-cache-workload.test.ts bundles this file, forks several, and checks every
 // list against the writes acknowledged before it began.
-import { readConfig } from "../../lib/config.js";
-import { buildRuntime } from "../../lib/runtime.js";
+import { readConfig } from "../../lib/app/config.js";
+import { dynamoRepository } from "../../lib/app/runtime.js";
+import { createDocumentClient } from "../../lib/storage/client.js";
 import { apiEvent } from "./events.js";
 import { handlersOver, quietLogger } from "./handlers.js";
 
@@ -38,7 +39,9 @@ export type ListWorkerMessage =
 const now = () => Number(process.hrtime.bigint() / 1000n);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const { client, posts } = buildRuntime(readConfig());
+const config = readConfig();
+const client = createDocumentClient(config);
+const posts = dynamoRepository(config, client);
 const api = handlersOver(posts, quietLogger);
 let scans = 0;
 let markerReads = 0;

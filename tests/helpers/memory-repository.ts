@@ -1,20 +1,20 @@
 // Test helper: a PostRepository in memory, for handler tests where DynamoDB's behaviour is not
 // what is under test, so they run without Java. It keeps the repository's contract: counter ids
 // that skip client-chosen ones, 409 for a taken id, 404 on update, Idempotency-Key replays.
-import { ConflictError, NotFoundError } from "../../lib/errors.js";
-import type { IdempotentRequest } from "../../lib/idempotency.js";
-import { IdempotencyError } from "../../lib/idempotent-create.js";
+import { PostExistsError, PostNotFoundError } from "../../lib/posts/errors.js";
+import type { IdempotentRequest } from "../../lib/posts/idempotency-key.js";
+import { IdempotencyError } from "../../lib/posts/errors.js";
 import {
   type NewPost,
   type Post,
   type PostChanges,
   postToStore,
   serializePost,
-} from "../../lib/post.js";
-import { etagOf } from "../../lib/etag.js";
-import type { ListBody } from "../../lib/list-cache.js";
-import type { PostRepository } from "../../lib/repository.js";
-import { now } from "../../lib/timestamps.js";
+} from "../../lib/posts/post.js";
+import { etagOf } from "../../lib/posts/etag.js";
+import type { ListBody } from "../../lib/posts/repository.js";
+import type { PostRepository } from "../../lib/posts/repository.js";
+import { now } from "../../lib/posts/timestamps.js";
 
 /** Posts in a Map; `idempotency: false` behaves like a deployment without the keys table. */
 export class InMemoryPostRepository implements PostRepository {
@@ -36,7 +36,7 @@ export class InMemoryPostRepository implements PostRepository {
   /** The list's JSON and ETag, built anew on every call (no cache to keep fresh here). */
   async listJson(): Promise<ListBody> {
     const json = JSON.stringify((await this.list()).map((post) => serializePost(post)));
-    return { json, etag: etagOf(json), encoded: {} };
+    return { json, etag: etagOf(json) };
   }
 
   async get(id: number): Promise<Post | undefined> {
@@ -44,7 +44,7 @@ export class InMemoryPostRepository implements PostRepository {
   }
 
   async create(input: NewPost): Promise<Post> {
-    if (input.id !== undefined && this.posts.has(input.id)) throw new ConflictError(input.id);
+    if (input.id !== undefined && this.posts.has(input.id)) throw new PostExistsError(input.id);
     let id = input.id;
     while (id === undefined || this.posts.has(id)) id = ++this.lastId;
     const post = postToStore(input, id);
@@ -57,7 +57,7 @@ export class InMemoryPostRepository implements PostRepository {
     const seen = this.keys.get(request.key);
     if (seen && seen.fingerprint !== request.fingerprint) throw new IdempotencyError("reused");
     if (seen) {
-      if (typeof seen.outcome === "number") throw new ConflictError(seen.outcome);
+      if (typeof seen.outcome === "number") throw new PostExistsError(seen.outcome);
       return seen.outcome;
     }
     try {
@@ -65,7 +65,7 @@ export class InMemoryPostRepository implements PostRepository {
       this.keys.set(request.key, { fingerprint: request.fingerprint, outcome: post });
       return post;
     } catch (error) {
-      if (error instanceof ConflictError && input.id !== undefined) {
+      if (error instanceof PostExistsError && input.id !== undefined) {
         this.keys.set(request.key, { fingerprint: request.fingerprint, outcome: input.id });
       }
       throw error;
@@ -74,7 +74,7 @@ export class InMemoryPostRepository implements PostRepository {
 
   async update(id: number, changes: PostChanges): Promise<Post> {
     const post = this.posts.get(id);
-    if (!post) throw new NotFoundError(id);
+    if (!post) throw new PostNotFoundError(id);
     const updated = { ...post, ...changes, updated_at: now() };
     this.posts.set(id, updated);
     return updated;

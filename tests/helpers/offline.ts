@@ -2,7 +2,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, freePort } from "../../scripts/dynamodb-local.mjs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../scripts/lib/dynamodb-local.mjs";
+import { freePort } from "../../scripts/lib/ports.mjs";
 import { type PostsTable, freshTable } from "./db.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

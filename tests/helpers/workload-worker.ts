@@ -1,9 +1,10 @@
 // Test helper: one process of the concurrency workload. tests/integration/workload.test.ts bundles
 // this file with esbuild, forks it, and checks what every process recorded against the table.
-import { readConfig } from "../../lib/config.js";
-import type { ApiHandler } from "../../lib/http-handler.js";
-import type { Logger } from "../../lib/logger.js";
-import { buildRuntime } from "../../lib/runtime.js";
+import { readConfig } from "../../lib/app/config.js";
+import type { ApiHandler } from "../../lib/http/handler.js";
+import type { Logger } from "../../lib/http/logger.js";
+import { dynamoRepository } from "../../lib/app/runtime.js";
+import { createDocumentClient } from "../../lib/storage/client.js";
 import { apiEvent } from "./events.js";
 import { handlersOver } from "./handlers.js";
 
@@ -67,7 +68,9 @@ const logger: Logger = {
     if (errors.length < 20) errors.push(`${message} ${JSON.stringify(fields)}`);
   },
 };
-const { client: documentClient, posts } = buildRuntime(readConfig());
+const config = readConfig();
+const documentClient = createDocumentClient(config);
+const posts = dynamoRepository(config, documentClient);
 const api: Record<Operation, ApiHandler> = handlersOver(posts, logger);
 const METHODS = {
   create: "POST",

@@ -1,9 +1,9 @@
 // serverless-offline with `npm start`'s options, under load: instances stay warm and are reused as
 // on Lambda, nothing fails, and memory stops growing once every instance is warm.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "../../scripts/dynamodb-local.mjs";
+import { freePort } from "../../scripts/lib/ports.mjs";
 import { runLoad } from "../../scripts/load.mjs";
-import { rssOf, spawnOffline } from "../../scripts/offline.mjs";
+import { rssOf, spawnOffline } from "../../scripts/lib/offline.mjs";
 import { freshTable } from "../helpers/db.js";
 
 const CONNECTIONS = 16;

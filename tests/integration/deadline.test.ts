@@ -5,10 +5,9 @@ import { type IncomingMessage, type ServerResponse, createServer, request } from
 import type { AddressInfo, Socket } from "node:net";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS } from "../../lib/dynamodb.js";
-import type { ApiHandler } from "../../lib/http-handler.js";
-import { buildRuntime } from "../../lib/runtime.js";
-import { type PostsTable, freshTable, localConfig } from "../helpers/db.js";
+import { ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS } from "../../lib/storage/client.js";
+import type { ApiHandler } from "../../lib/http/handler.js";
+import { type PostsTable, connectStorage, freshTable, localConfig } from "../helpers/db.js";
 import { apiEvent } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
 
@@ -77,7 +76,7 @@ afterAll(async () => {
 
 /** The production client and repository, pointed at the endpoint, over the test's tables. */
 function runtimeThroughEndpoint() {
-  return buildRuntime(localConfig(url, table.tableName, table.idempotencyTableName));
+  return connectStorage(localConfig(url, table.tableName, table.idempotencyTableName));
 }
 
 /** Calls a handler as Lambda would with `remainingMs` left; the answer and how long it took. */
@@ -96,7 +95,7 @@ async function call(handler: ApiHandler, event: ReturnType<typeof apiEvent>, rem
 describe("a DynamoDB that takes requests and never answers", () => {
   it("fails each attempt in the SDK and gives up after its attempts, before the deadline", async () => {
     treat = () => "hold";
-    const { client, posts } = runtimeThroughEndpoint();
+    const { client, repository: posts } = runtimeThroughEndpoint();
     try {
       const answer = await call(
         handlersOver(posts).get,
@@ -120,7 +119,7 @@ describe("a DynamoDB that takes requests and never answers", () => {
 
   it("answers at the deadline and aborts the attempt in flight: no retry follows", async () => {
     treat = () => "hold";
-    const { client, posts } = runtimeThroughEndpoint();
+    const { client, repository: posts } = runtimeThroughEndpoint();
     try {
       const event = apiEvent({ method: "POST", body: { title: "t", content: "c" } });
       const answer = await call(handlersOver(posts).create, event, 2_000);
@@ -142,7 +141,7 @@ describe("a DynamoDB that takes requests and never answers", () => {
 describe("a DynamoDB that applies writes and never answers", () => {
   it("lands nothing more after the 500", async () => {
     treat = () => "apply";
-    const { client, posts } = runtimeThroughEndpoint();
+    const { client, repository: posts } = runtimeThroughEndpoint();
     try {
       const before = await table.items();
       const event = apiEvent({ method: "POST", body: { title: "late", content: "c" } });
@@ -163,7 +162,7 @@ describe("a DynamoDB that applies writes and never answers", () => {
 
   it("settles with a retry under the same Idempotency-Key: exactly one post", async () => {
     treat = (operation) => (operation === "TransactWriteItems" ? "apply" : "pass");
-    const { client, posts } = runtimeThroughEndpoint();
+    const { client, repository: posts } = runtimeThroughEndpoint();
     try {
       const body = { title: "timed out once", content: "c" };
       const headers = { "idempotency-key": `deadline-${Date.now()}` };

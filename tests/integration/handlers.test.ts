@@ -1,6 +1,6 @@
 // Integration: each handler, called with API Gateway events, against DynamoDB Local.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { formatTimestamp } from "../../lib/timestamps.js";
+import { formatTimestamp } from "../../lib/posts/timestamps.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
 import { type Handlers, handlersOver } from "../helpers/handlers.js";

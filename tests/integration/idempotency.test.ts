@@ -2,9 +2,10 @@
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHandler } from "../../lib/http-handler.js";
-import { fingerprintPayload } from "../../lib/idempotency.js";
-import { IdempotencyKeyTable } from "../../lib/idempotency-keys.js";
+import type { ApiHandler } from "../../lib/http/handler.js";
+import { fingerprintPayload } from "../../lib/posts/idempotency-key.js";
+import { Sender } from "../../lib/storage/sender.js";
+import { IdempotencyKeyTable } from "../../lib/storage/idempotency-key-table.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
@@ -122,9 +123,10 @@ describe("Idempotency-Key on create", () => {
     );
 
   it("holds a fresh claim for its lease: another request with the same body cannot take it", async () => {
+    const keysName = String(table.idempotencyTableName);
     const keysTable = new IdempotencyKeyTable(
-      table.documentClient,
-      String(table.idempotencyTableName),
+      new Sender(table.documentClient, [keysName]),
+      keysName,
     );
     const request = { key: newKey(), fingerprint: "same body" };
     expect(await keysTable.claim(request, "first")).toBe(true);

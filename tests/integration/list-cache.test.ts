@@ -12,8 +12,8 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { markerId } from "../../lib/change-marker.js";
-import { DynamoPostRepository } from "../../lib/repository.js";
+import { markerId } from "../../lib/storage/change-marker.js";
+import { DynamoPostRepository } from "../../lib/storage/dynamo-repository.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
 import { type Handlers, handlersOver } from "../helpers/handlers.js";

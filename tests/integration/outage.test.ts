@@ -4,16 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COUNTER_ID } from "../../lib/posts-table.js";
-import type { DynamoPostRepository } from "../../lib/repository.js";
-import { buildRuntime } from "../../lib/runtime.js";
-import {
-  ensureTable,
-  freePort,
-  localClient,
-  startDynamoDbLocal,
-} from "../../scripts/dynamodb-local.mjs";
-import { localConfig } from "../helpers/db.js";
+import { COUNTER_ID } from "../../lib/storage/posts-table.js";
+import type { DynamoPostRepository } from "../../lib/storage/dynamo-repository.js";
+
+import { ensureTable, localClient, startDynamoDbLocal } from "../../scripts/lib/dynamodb-local.mjs";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { connectStorage, localConfig, postsOf, scanItems } from "../helpers/db.js";
 import { invoke, type Invocation } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
 
@@ -34,7 +30,7 @@ beforeAll(async () => {
   const admin = localClient(db.endpoint);
   await ensureTable(admin, TABLE);
   admin.destroy();
-  ({ client, posts: repo } = buildRuntime(localConfig(db.endpoint, TABLE)));
+  ({ client, repository: repo } = connectStorage(localConfig(db.endpoint, TABLE)));
 });
 
 afterAll(async () => {
@@ -112,7 +108,9 @@ describe("a storage outage", () => {
       outcomes.filter((o) => o.op === "delete" && o.status === 204).map((o) => o.id),
     );
     const created = outcomes.filter((o) => o.op === "create" && o.status === 201);
-    const stored = await repo.list();
+    const admin = localClient(db!.endpoint);
+    const stored = postsOf(await scanItems(admin, TABLE));
+    admin.destroy();
     const storedIds = new Set(stored.map((post) => post.id));
     for (const made of created) {
       const id = (made.body as { id: number }).id;

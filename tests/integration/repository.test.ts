@@ -1,13 +1,16 @@
 // Integration: the DynamoDB repository against DynamoDB Local.
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError } from "../../lib/errors.js";
-import { COUNTER_ID } from "../../lib/posts-table.js";
-import { DynamoPostRepository } from "../../lib/repository.js";
+import { PostExistsError, PostNotFoundError } from "../../lib/posts/errors.js";
+import { COUNTER_ID } from "../../lib/storage/posts-table.js";
+import type { ListBody } from "../../lib/posts/repository.js";
+import { DynamoPostRepository } from "../../lib/storage/dynamo-repository.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 
 let table: PostsTable;
 const repo = () => table.repository;
+/** The posts of a list body, as a client reads them. */
+const listed = (body: ListBody) => JSON.parse(body.json) as { id: number }[];
 
 beforeAll(async () => {
   table = await freshTable("repository");
@@ -30,7 +33,7 @@ describe("create", () => {
     const post = await repo().create({ id: 5000, title: "mine", content: "x", created_at: null });
     expect(post).toMatchObject({ id: 5000, created_at: null });
     await expect(repo().create({ id: 5000, title: "other", content: "y" })).rejects.toThrow(
-      new ConflictError(5000),
+      new PostExistsError(5000),
     );
     expect((await repo().get(5000))?.title).toBe("mine");
   });
@@ -56,7 +59,7 @@ describe("create", () => {
     );
     const ids = new Set(made.map((post) => post.id));
     expect(ids.size).toBe(100);
-    const listed = new Set((await repo().list()).map((post) => post.id));
+    const listed = new Set((await table.posts()).map((post) => post.id));
     for (const id of ids) expect(listed.has(id)).toBe(true);
   });
 });
@@ -80,7 +83,7 @@ describe("update", () => {
 
   it("never creates a post", async () => {
     await expect(repo().update(777_777, { title: "x" })).rejects.toThrow(
-      new NotFoundError(777_777),
+      new PostNotFoundError(777_777),
     );
     expect(await repo().get(777_777)).toBeUndefined();
   });
@@ -93,7 +96,7 @@ describe("update", () => {
         repo().delete(post.id),
       ]);
       expect(await repo().get(post.id)).toBeUndefined();
-      if (updated.status === "rejected") expect(updated.reason).toBeInstanceOf(NotFoundError);
+      if (updated.status === "rejected") expect(updated.reason).toBeInstanceOf(PostNotFoundError);
     }
   });
 });
@@ -114,7 +117,7 @@ describe("delete", () => {
 
 describe("list", () => {
   it("never shows the counter and sorts ascending by id", async () => {
-    const posts = await repo().list();
+    const posts = listed(await repo().listJson());
     expect(posts.length).toBeGreaterThan(0);
     expect(posts.some((post) => post.id === COUNTER_ID)).toBe(false);
     const ids = posts.map((post) => post.id);
@@ -143,7 +146,7 @@ describe("a table larger than one 1 MB Scan page", () => {
     }
     const firstPage = await big.documentClient.send(new ScanCommand({ TableName: big.tableName }));
     expect(firstPage.LastEvaluatedKey).toBeDefined(); // the table really spans several pages
-    const posts = await big.repository.list();
+    const posts = listed(await big.repository.listJson());
     expect(posts).toHaveLength(count);
     expect(posts.map((post) => post.id)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
   });
@@ -165,7 +168,7 @@ describe("id blocks (ID_BLOCK_SIZE > 1)", () => {
       const counter = (await blocks.items()).find((item) => item.id === COUNTER_ID);
       expect(Number(counter?.last_id) % 10).toBe(0);
       expect(Number(counter?.last_id)).toBeGreaterThanOrEqual(Math.max(...made.map((p) => p.id)));
-      expect(await blocks.repository.list()).toHaveLength(30);
+      expect(await blocks.posts()).toHaveLength(30);
     } finally {
       await blocks.drop();
     }

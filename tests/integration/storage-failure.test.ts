@@ -10,10 +10,9 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { DynamoPostRepository } from "../../lib/repository.js";
-import { buildRuntime } from "../../lib/runtime.js";
-import { freePort } from "../../scripts/dynamodb-local.mjs";
-import { type PostsTable, freshTable, localConfig } from "../helpers/db.js";
+import type { DynamoPostRepository } from "../../lib/storage/dynamo-repository.js";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { type PostsTable, connectStorage, freshTable, localConfig } from "../helpers/db.js";
 import { invoke } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
 
@@ -144,7 +143,7 @@ describe("a DynamoDB error", () => {
 describe("an unreachable DynamoDB", () => {
   it("answers 500 DB ERROR promptly on every operation", async () => {
     const port = await freePort();
-    const { client, posts: down } = buildRuntime(
+    const { client, repository: down } = connectStorage(
       localConfig(`http://127.0.0.1:${port}`, "nowhere"),
     );
     try {

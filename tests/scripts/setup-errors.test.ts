@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/dynamodb-local.mjs";
-import { DATA_VERSION_FILE, javaMajor } from "../../scripts/setup-checks.mjs";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { DATA_VERSION_FILE, javaMajor } from "../../scripts/lib/setup-checks.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let scratch = "";

@@ -1,0 +1,82 @@
+// Requests: what a route's step may read of an API Gateway (payload 2.0) event.
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { TooLargeError, ValidationError } from "../posts/errors.js";
+
+/** Largest request body accepted, in bytes, checked before the body is decoded or parsed. */
+export const BODY_MAX_BYTES = 1_048_576;
+
+/** The request as a business step sees it. */
+export interface ApiRequest {
+  /** The raw value of the route's path parameter (the one the handler names), if any. */
+  pathId: string | undefined;
+  /** The body parsed as a JSON object; throws ValidationError (or TooLargeError) when it is not one. */
+  jsonObject(): Record<string, unknown>;
+  /** A request header by case-insensitive name. */
+  header(name: string): string | undefined;
+  /** Aborted when the answer's deadline passes: storage calls given it stop there. */
+  signal: AbortSignal;
+}
+
+function decodeBody(event: APIGatewayProxyEventV2): string {
+  // API Gateway always sends a string; serverless-offline hands over JSON scalars it parsed.
+  const body: unknown = event.body;
+  const raw =
+    typeof body === "string"
+      ? body
+      : body === undefined || body === null
+        ? ""
+        : JSON.stringify(body);
+  // A base64 body's decoded size follows from its length and padding: refused before decoding.
+  const size = event.isBase64Encoded ? Buffer.byteLength(raw, "base64") : Buffer.byteLength(raw);
+  if (size > BODY_MAX_BYTES) {
+    throw new TooLargeError(`Request body must be at most ${BODY_MAX_BYTES} bytes`);
+  }
+  if (!event.isBase64Encoded) return raw;
+  try {
+    // The mark is kept here and removed once, below, as for a text body.
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    return decoder.decode(Buffer.from(raw, "base64"));
+  } catch {
+    throw new ValidationError("Request body is not valid UTF-8");
+  }
+}
+
+function parseJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown> {
+  // A leading byte-order mark is ignored, as JSON allows, whether the body came as text or base64.
+  const text = decodeBody(event).replace(/^\uFEFF/, "");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ValidationError(
+      text.trim() === "" ? "Request body is required" : "Request body is not valid JSON",
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ValidationError("Request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+/** A header of the event by case-insensitive name. */
+export function findHeader(headers: APIGatewayProxyEventV2["headers"], name: string) {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (key.toLowerCase() === wanted) return value;
+  }
+  return undefined;
+}
+
+/** The request a step sees of `event`; the body is decoded only when the step asks for it. */
+export function apiRequest(
+  event: APIGatewayProxyEventV2,
+  pathId: string | undefined,
+  signal: AbortSignal,
+): ApiRequest {
+  return {
+    pathId,
+    jsonObject: () => parseJsonObject(event),
+    header: (name) => findHeader(event.headers, name),
+    signal,
+  };
+}

@@ -1,0 +1,75 @@
+// The five operations as API Gateway handlers, each built over a repository and a logger.
+// Importing this module builds nothing; lib/app/runtime.ts wires it, handlers/ exposes it.
+import { PostNotFoundError } from "../posts/errors.js";
+import { etagOf } from "../posts/etag.js";
+import { fingerprintPayload, parseIdempotencyKey } from "../posts/idempotency-key.js";
+import { parsePostId, serializePost, validateCreate, validateUpdate } from "../posts/post.js";
+import type { PostRepository } from "../posts/repository.js";
+import { httpHandler } from "./handler.js";
+import type { Logger } from "./logger.js";
+import { created, noContent, ok, okUnlessHeld } from "./response.js";
+
+/** The routes that name one post: `/api/post/{post_pk}`. */
+const ONE_POST = { pathParameter: "post_pk" };
+
+/** GET /api/post → every post, ascending by id (304 when If-None-Match names that list). */
+export const listPosts = (posts: PostRepository, log: Logger) =>
+  httpHandler(async (request) => {
+    const { json, etag } = await posts.listJson(request.signal);
+    return okUnlessHeld(json, etag, request.header("if-none-match"));
+  }, log);
+
+/** GET /api/post/{post_pk} → the post (304 when If-None-Match names it), or 404. */
+export const getPost = (posts: PostRepository, log: Logger) =>
+  httpHandler(
+    async (request) => {
+      const id = parsePostId(request.pathId);
+      const post = await posts.get(id, request.signal);
+      if (!post) throw new PostNotFoundError(id);
+      const json = JSON.stringify(serializePost(post));
+      return okUnlessHeld(json, etagOf(json), request.header("if-none-match"));
+    },
+    log,
+    ONE_POST,
+  );
+
+/** POST /api/post → 201 with the new post (at most once per Idempotency-Key). */
+export const createPost = (posts: PostRepository, log: Logger) =>
+  httpHandler(async (request) => {
+    const payload = request.jsonObject();
+    const input = validateCreate(payload);
+    const key = request.header("idempotency-key");
+    const post =
+      key === undefined
+        ? await posts.create(input, request.signal)
+        : await posts.createOnce(
+            input,
+            { key: parseIdempotencyKey(key), fingerprint: fingerprintPayload(payload) },
+            request.signal,
+          );
+    return created(serializePost(post), `/api/post/${post.id}`);
+  }, log);
+
+/** PUT /api/post/{post_pk} → the updated post, or 404. */
+export const updatePost = (posts: PostRepository, log: Logger) =>
+  httpHandler(
+    async (request) => {
+      const id = parsePostId(request.pathId);
+      const changes = validateUpdate(request.jsonObject());
+      return ok(serializePost(await posts.update(id, changes, request.signal)));
+    },
+    log,
+    ONE_POST,
+  );
+
+/** DELETE /api/post/{post_pk} → 204, whether or not the post existed. */
+export const deletePost = (posts: PostRepository, log: Logger) =>
+  httpHandler(
+    async (request) => {
+      const id = parsePostId(request.pathId);
+      await posts.delete(id, request.signal);
+      return noContent(`Blog post #${id} deleted`);
+    },
+    log,
+    ONE_POST,
+  );

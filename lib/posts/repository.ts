@@ -1,0 +1,32 @@
+// The storage the routes depend on, as an interface: lib/storage/ implements it over DynamoDB,
+// the tests over memory.
+import type { IdempotentRequest } from "./idempotency-key.js";
+import type { NewPost, Post, PostChanges } from "./post.js";
+
+/** The list as it is answered: the JSON array of every post, ascending by id, and its ETag. */
+export interface ListBody {
+  json: string;
+  etag: string;
+}
+
+/**
+ * What the routes need from storage. Every method takes the request's abort signal: once it
+ * fires, the storage call in flight is cancelled and no later one starts.
+ */
+export interface PostRepository {
+  /** Every post, ascending by id, as the JSON array a list answers with, and its ETag. */
+  listJson(signal?: AbortSignal): Promise<ListBody>;
+  /** The post with this id, or undefined. */
+  get(id: number, signal?: AbortSignal): Promise<Post | undefined>;
+  /** Stores a new post; throws PostExistsError when a client-chosen id is taken. */
+  create(post: NewPost, signal?: AbortSignal): Promise<Post>;
+  /**
+   * Like create, but at most once per Idempotency-Key: a retry with the same body gets the
+   * first outcome again; otherwise throws IdempotencyError.
+   */
+  createOnce(post: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post>;
+  /** Applies changes and refreshes `updated_at`; throws PostNotFoundError when there is no post. */
+  update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post>;
+  /** Deletes the post if there is one. */
+  delete(id: number, signal?: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,83 @@
+// The repository over DynamoDB: the posts table, the id allocator, the list cache and the
+// Idempotency-Key protocol behind the interface the routes use (lib/posts/repository.ts).
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { IdempotencyError, PostExistsError } from "../posts/errors.js";
+import type { IdempotentRequest } from "../posts/idempotency-key.js";
+import { type NewPost, type Post, type PostChanges, postToStore } from "../posts/post.js";
+import type { ListBody, PostRepository } from "../posts/repository.js";
+import { ChangeMarker } from "./change-marker.js";
+import { ID_TAKEN, IdAllocator } from "./id-allocator.js";
+import { IdempotencyKeyTable } from "./idempotency-key-table.js";
+import { IdempotentCreate } from "./idempotent-create.js";
+import { ListCache } from "./list-cache.js";
+import { PostsTable } from "./posts-table.js";
+import { Sender } from "./sender.js";
+
+/**
+ * A DynamoDB-backed repository over the posts table (and the Idempotency-Key table). Every
+ * write advances the change marker after its item is written and before it returns, so a list
+ * that starts after a write was acknowledged never answers from a body built before it.
+ */
+export class DynamoPostRepository implements PostRepository {
+  private readonly table: PostsTable;
+  private readonly ids: IdAllocator;
+  private readonly once: IdempotentCreate | undefined;
+  private readonly marker: ChangeMarker;
+  private readonly cache: ListCache;
+
+  constructor(
+    db: DynamoDBDocumentClient,
+    tableName: string,
+    options: { idempotencyTableName?: string; idBlockSize?: number; listMaxAgeMs?: number } = {},
+  ) {
+    const keysName = options.idempotencyTableName;
+    const sender = new Sender(db, [tableName, keysName]);
+    this.table = new PostsTable(sender, tableName);
+    this.marker = new ChangeMarker(sender, tableName);
+    this.cache = new ListCache(this.table, this.marker, options.listMaxAgeMs);
+    this.ids = new IdAllocator(
+      (size, signal) => this.table.reserveIds(size, signal),
+      options.idBlockSize ?? 1,
+    );
+    if (keysName) {
+      const keys = new IdempotencyKeyTable(sender, keysName);
+      this.once = new IdempotentCreate(sender, this.table, this.ids, keys);
+    }
+  }
+
+  listJson(signal?: AbortSignal): Promise<ListBody> {
+    return this.cache.read(signal);
+  }
+
+  get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
+    return this.table.get(id, signal);
+  }
+
+  async create(input: NewPost, signal?: AbortSignal): Promise<Post> {
+    const write = (id: number) => this.table.put(postToStore(input, id), signal);
+    const written =
+      input.id === undefined ? await this.ids.withFreeId(write, signal) : await write(input.id);
+    if (written === ID_TAKEN) throw new PostExistsError(input.id as number);
+    await this.marker.advance(signal);
+    return written;
+  }
+
+  async createOnce(input: NewPost, request: IdempotentRequest, signal?: AbortSignal) {
+    if (!this.once) throw new IdempotencyError("disabled");
+    const post = await this.once.create(input, request, signal);
+    // Replays advance it too: a first attempt that wrote the post but failed here answered 500.
+    await this.marker.advance(signal);
+    return post;
+  }
+
+  async update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
+    const post = await this.table.update(id, changes, signal);
+    await this.marker.advance(signal);
+    return post;
+  }
+
+  async delete(id: number, signal?: AbortSignal): Promise<void> {
+    await this.table.delete(id, signal);
+    await this.marker.advance(signal);
+  }
+}

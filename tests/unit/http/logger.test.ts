@@ -1,0 +1,115 @@
+// Unit tests: the log lines themselves, as Lambda would write them to CloudWatch.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type Config, readConfig } from "../../../lib/app/config.js";
+import { createLogger } from "../../../lib/http/logger.js";
+import { ok } from "../../../lib/http/response.js";
+import { httpHandler } from "../../../lib/http/handler.js";
+import { apiEvent } from "../../helpers/events.js";
+
+/** Every line written to standard output while `run` runs, parsed. */
+async function linesWrittenBy(run: () => unknown): Promise<Record<string, unknown>[]> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+  }
+  return written.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const lambdaContext = {
+  functionName: "blog-post-api-prod-getPost",
+  memoryLimitInMB: "1024",
+  invokedFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:blog-post-api-prod-getPost",
+  awsRequestId: "c6af9ac6-7b61-11e6-9a41-93e812345678",
+  getRemainingTimeInMillis: () => 10_000,
+};
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe("createLogger", () => {
+  it.each([
+    ["info", ["INFO", "ERROR"]],
+    ["error", ["ERROR"]],
+    ["silent", []],
+  ] as [Config["logLevel"], string[]][])("at %s writes %j", async (level, expected) => {
+    const logger = createLogger(level, "blog");
+    const lines = await linesWrittenBy(() => {
+      logger.info("an info line");
+      logger.error("an error line");
+    });
+    expect(lines.map((line) => line.level)).toEqual(expected);
+  });
+
+  it("writes one JSON object per line with level, message, timestamp and service first", async () => {
+    const [line] = await linesWrittenBy(() => createLogger("info", "blog").info("hi", { a: 1 }));
+    expect(Object.keys(line ?? {})).toEqual(["level", "message", "timestamp", "service", "a"]);
+    expect(line).toMatchObject({ level: "INFO", message: "hi", service: "blog", a: 1 });
+    expect(new Date(String(line?.timestamp)).toISOString()).toBe(line?.timestamp);
+  });
+
+  it("names the service from POWERTOOLS_SERVICE_NAME, blog-post-api by default", async () => {
+    const named = readConfig({ TABLE_NAME: "t", POWERTOOLS_SERVICE_NAME: "posts-api" });
+    const unnamed = readConfig({ TABLE_NAME: "t" });
+    const lines = await linesWrittenBy(() => {
+      createLogger("info", named.serviceName).info("x");
+      createLogger("info", unnamed.serviceName).info("x");
+    });
+    expect(lines.map((line) => line.service)).toEqual(["posts-api", "blog-post-api"]);
+  });
+});
+
+describe("a request's log line", () => {
+  const handlerWith = () =>
+    httpHandler(async () => ok({}), createLogger("info", "blog"), { pathParameter: "post_pk" });
+
+  it("carries Powertools' Lambda keys and API Gateway's request id under its own key", async () => {
+    vi.stubEnv(
+      "_X_AMZN_TRACE_ID",
+      "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1",
+    );
+    const handler = handlerWith();
+    const event = apiEvent({ method: "GET", postId: "7" });
+    const [first, second] = await linesWrittenBy(async () => {
+      await handler(event, lambdaContext);
+      await handler(event, { ...lambdaContext, awsRequestId: "second-request" });
+    });
+    expect(first).toMatchObject({
+      level: "INFO",
+      service: "blog",
+      cold_start: true,
+      function_name: "blog-post-api-prod-getPost",
+      function_memory_size: 1024,
+      function_arn: lambdaContext.invokedFunctionArn,
+      function_request_id: lambdaContext.awsRequestId,
+      xray_trace_id: "1-5759e988-bd862e3fe1be46a994272793",
+      api_request_id: event.requestContext.requestId,
+      route: "GET /api/post/{post_pk}",
+      postId: "7",
+      status: 200,
+    });
+    // Only an instance's first invocation is a cold start.
+    expect(second).toMatchObject({ cold_start: false, function_request_id: "second-request" });
+  });
+
+  it("leaves out what is unknown outside Lambda, and reports no cold start when provisioned", async () => {
+    vi.stubEnv("_X_AMZN_TRACE_ID", "");
+    vi.stubEnv("AWS_LAMBDA_INITIALIZATION_TYPE", "provisioned-concurrency");
+    const [line] = await linesWrittenBy(() => handlerWith()(apiEvent({ method: "GET" })));
+    expect(line?.cold_start).toBe(false);
+    for (const key of [
+      "function_name",
+      "function_request_id",
+      "function_memory_size",
+      "xray_trace_id",
+    ]) {
+      expect(line, key).not.toHaveProperty(key);
+    }
+  });
+});

@@ -1,0 +1,86 @@
+// Unit: what a route's step reads of a request: the body decoded, parsed and limited.
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { httpHandler } from "../../../lib/http/handler.js";
+import { BODY_MAX_BYTES } from "../../../lib/http/request.js";
+import { ok } from "../../../lib/http/response.js";
+import type { Logger, LogFields } from "../../../lib/http/logger.js";
+import { apiEvent, invoke } from "../../helpers/events.js";
+
+function recordingLogger() {
+  const lines: { level: string; message: string; fields?: LogFields }[] = [];
+  const logger: Logger = {
+    info: (message, fields) => lines.push({ level: "info", message, fields }),
+    error: (message, fields) => lines.push({ level: "error", message, fields }),
+  };
+  return { logger, lines };
+}
+
+describe("body parsing", () => {
+  const echo = httpHandler(async (request) => ok(request.jsonObject()), recordingLogger().logger);
+
+  it.each([
+    ["no body", undefined, false, 400, "Request body is required"],
+    ["invalid JSON", "{", false, 400, "Request body is not valid JSON"],
+    ["a JSON array", "[]", false, 400, "Request body must be a JSON object"],
+    ["JSON null", "null", false, 400, "Request body must be a JSON object"],
+    ["a JSON string", '"x"', false, 400, "Request body must be a JSON object"],
+    [
+      "base64 of invalid UTF-8",
+      Buffer.from([0xff, 0xfe]).toString("base64"),
+      true,
+      400,
+      "Request body is not valid UTF-8",
+    ],
+    [
+      "a body over the limit",
+      `{"a":"${"x".repeat(BODY_MAX_BYTES)}"}`,
+      false,
+      413,
+      `Request body must be at most ${BODY_MAX_BYTES} bytes`,
+    ],
+  ])("rejects %s", async (_label, body, isBase64Encoded, status, detail) => {
+    const response = await invoke(echo, { method: "POST", body, isBase64Encoded });
+    expect(response).toMatchObject({ status, body: { detail } });
+  });
+
+  it.each([false, 0, null])(
+    "reads a body handed over as the JSON value %j like its text",
+    async (value) => {
+      const event = { ...apiEvent({ method: "POST" }), body: value as unknown as string };
+      const response = (await echo(event)) as APIGatewayProxyStructuredResultV2;
+      expect(response.statusCode).toBe(400);
+    },
+  );
+
+  it("ignores a leading byte-order mark, in text and in base64 alike", async () => {
+    const text = '\uFEFF{"title":"t"}';
+    for (const [body, isBase64Encoded] of [
+      [text, false],
+      [Buffer.from(text).toString("base64"), true],
+    ] as const) {
+      const response = await invoke(echo, { method: "POST", body, isBase64Encoded });
+      expect(response).toMatchObject({ status: 200, body: { title: "t" } });
+    }
+  });
+
+  it("ignores only one byte-order mark, in text and in base64 alike", async () => {
+    const text = '\uFEFF\uFEFF{"title":"t"}';
+    for (const [body, isBase64Encoded] of [
+      [text, false],
+      [Buffer.from(text).toString("base64"), true],
+    ] as const) {
+      const response = await invoke(echo, { method: "POST", body, isBase64Encoded });
+      expect(response).toMatchObject({
+        status: 400,
+        body: { detail: "Request body is not valid JSON" },
+      });
+    }
+  });
+
+  it("decodes a base64 body", async () => {
+    const body = Buffer.from(JSON.stringify({ title: "é😀" })).toString("base64");
+    const response = await invoke(echo, { method: "POST", body, isBase64Encoded: true });
+    expect(response).toMatchObject({ status: 200, body: { title: "é😀" } });
+  });
+});

@@ -1,0 +1,120 @@
+// Unit: replies as API Gateway results: status helpers, gzip when accepted, the 6 MB guard.
+import { gunzipSync } from "node:zlib";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { httpHandler } from "../../../lib/http/handler.js";
+import {
+  RESPONSE_MAX_BYTES,
+  acceptsGzip,
+  created,
+  noContent,
+  ok,
+} from "../../../lib/http/response.js";
+import type { Logger, LogFields } from "../../../lib/http/logger.js";
+import { apiEvent, invoke } from "../../helpers/events.js";
+
+function recordingLogger() {
+  const lines: { level: string; message: string; fields?: LogFields }[] = [];
+  const logger: Logger = {
+    info: (message, fields) => lines.push({ level: "info", message, fields }),
+    error: (message, fields) => lines.push({ level: "error", message, fields }),
+  };
+  return { logger, lines };
+}
+
+describe("replies", () => {
+  it("sets location on 201 and keeps the detail on 204", async () => {
+    const { logger } = recordingLogger();
+    const made = await invoke(
+      httpHandler(async () => created({ id: 1 }, "/api/post/1"), logger),
+      { method: "POST", body: {} },
+    );
+    expect(made).toMatchObject({
+      status: 201,
+      headers: { location: "/api/post/1" },
+      body: { id: 1 },
+    });
+    const gone = await invoke(
+      httpHandler(async () => noContent("Blog post #1 deleted"), logger),
+      { method: "DELETE", postId: "1" },
+    );
+    expect(gone).toMatchObject({ status: 204, body: { detail: "Blog post #1 deleted" } });
+    for (const response of [made, gone]) {
+      expect(response.headers["x-content-type-options"]).toBe("nosniff");
+      // Successful answers may be cached by a client; only errors are marked no-store.
+      expect(response.headers["cache-control"]).toBeUndefined();
+    }
+  });
+});
+
+describe("compression and the response limit", () => {
+  const { logger } = recordingLogger();
+  const list = (count: number, size: number) =>
+    httpHandler(
+      async () => ok(Array.from({ length: count }, (_, id) => ({ id, content: "x".repeat(size) }))),
+      logger,
+    );
+  const call = (handler: ReturnType<typeof list>, acceptEncoding?: string) =>
+    handler(
+      apiEvent({
+        method: "GET",
+        headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {},
+      }),
+    ) as Promise<APIGatewayProxyStructuredResultV2>;
+
+  it.each([
+    ["gzip", true],
+    ["gzip, deflate, br", true],
+    ["br;q=1.0, gzip;q=0.5", true],
+    ["*", true],
+    ["gzip;q=0", false],
+    ["gzip;q=0, *", false],
+    ["deflate, *;q=0.1", true],
+    ["identity", false],
+    [undefined, false],
+  ])("Accept-Encoding %j allows gzip: %s", (header, expected) => {
+    expect(acceptsGzip(header)).toBe(expected);
+  });
+
+  it("gzips a large body when the client accepts it, and the body decodes to the same JSON", async () => {
+    const handler = list(50, 100);
+    const plain = await call(handler);
+    const zipped = await call(handler, "gzip");
+    expect(plain.isBase64Encoded).toBeFalsy();
+    expect(zipped).toMatchObject({
+      isBase64Encoded: true,
+      headers: { "content-encoding": "gzip" },
+    });
+    expect(gunzipSync(Buffer.from(zipped.body ?? "", "base64")).toString()).toBe(plain.body);
+  });
+
+  it("leaves small bodies alone", async () => {
+    const response = await call(list(1, 10), "gzip");
+    expect(response.isBase64Encoded).toBeFalsy();
+    expect(response.headers?.["content-encoding"]).toBeUndefined();
+  });
+
+  it("answers a clear error instead of a body over 6 MB, and gzip gets it through", async () => {
+    const handler = list(7_000, 1_000); // ~7 MB of JSON, very compressible
+    const plain = await call(handler);
+    expect(plain.statusCode).toBe(500);
+    expect(JSON.parse(plain.body ?? "")).toEqual({
+      detail: expect.stringMatching(
+        /^Response too large: \d+ bytes exceed the 6 MB Lambda response limit \(send Accept-Encoding: gzip/,
+      ),
+    });
+    expect(plain.headers).toMatchObject({
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    });
+    const zipped = await call(handler, "gzip");
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers?.["x-content-type-options"]).toBe("nosniff");
+    expect(zipped.body?.length).toBeLessThan(RESPONSE_MAX_BYTES);
+  });
+
+  it("counts JSON escapes toward the limit", async () => {
+    const quotes = httpHandler(async () => ok({ text: '"'.repeat(3_500_000) }), logger);
+    expect((await call(quotes as ReturnType<typeof list>)).statusCode).toBe(500);
+  });
+});

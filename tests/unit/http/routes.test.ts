@@ -1,0 +1,160 @@
+// Unit: the five handlers over an in-memory repository: what they answer where DynamoDB's
+// behaviour is not in question (path ids, Idempotency-Key statuses, the 6 MB guard on a list).
+import { gunzipSync } from "node:zlib";
+import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { apiEvent, invoke } from "../../helpers/events.js";
+import { handlersOver } from "../../helpers/handlers.js";
+import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
+
+describe("path ids", () => {
+  it.each(["0", "-1", "1.5", "01", "1e3", "abc", "9007199254740992", "%20"])(
+    "%j is 400 on get, update and delete, with no write",
+    async (postId) => {
+      const posts = new InMemoryPostRepository();
+      const api = handlersOver(posts);
+      await posts.create({ title: "t", content: "c" });
+      const before = posts.snapshot();
+      const expected = { status: 400, body: { detail: "Blog post id must be a positive integer" } };
+      expect(await invoke(api.get, { method: "GET", postId })).toMatchObject(expected);
+      expect(
+        await invoke(api.update, { method: "PUT", postId, body: { title: "x" } }),
+      ).toMatchObject(expected);
+      expect(await invoke(api.delete, { method: "DELETE", postId })).toMatchObject(expected);
+      expect(posts.snapshot()).toEqual(before);
+    },
+  );
+});
+
+describe("Idempotency-Key", () => {
+  const request = (key: string, body: unknown) => ({
+    method: "POST" as const,
+    body,
+    headers: { "idempotency-key": key },
+  });
+
+  it("replays the first outcome and refuses another body with 422", async () => {
+    const posts = new InMemoryPostRepository();
+    const { create } = handlersOver(posts);
+    const first = await invoke(create, request("k1", { title: "t", content: "c" }));
+    const again = await invoke(create, request("k1", { content: "c", title: "t" }));
+    expect(first.status).toBe(201);
+    expect(again).toEqual(first);
+    expect(await invoke(create, request("k1", { title: "other", content: "c" }))).toMatchObject({
+      status: 422,
+      body: { detail: "Idempotency-Key was already used with a different request body" },
+    });
+    expect(posts.snapshot()).toHaveLength(1);
+  });
+
+  it("is 400 on a deployment without the keys table, and nothing is written", async () => {
+    const posts = new InMemoryPostRepository({ idempotency: false });
+    const response = await invoke(
+      handlersOver(posts).create,
+      request("k2", { title: "t", content: "c" }),
+    );
+    expect(response).toMatchObject({
+      status: 400,
+      body: { detail: "Idempotency-Key is not enabled on this deployment" },
+    });
+    expect(posts.snapshot()).toEqual([]);
+  });
+
+  it("is 400 for a key that is not 1 to 255 visible ASCII characters", async () => {
+    const posts = new InMemoryPostRepository();
+    const response = await invoke(
+      handlersOver(posts).create,
+      request("a b", { title: "t", content: "c" }),
+    );
+    expect(response).toMatchObject({
+      status: 400,
+      body: { detail: "Idempotency-Key must be 1 to 255 visible ASCII characters" },
+    });
+  });
+});
+
+describe("a list larger than Lambda's 6 MB response limit", () => {
+  const bigList = async () => {
+    const posts = new InMemoryPostRepository();
+    const content = "lorem ipsum dolor sit amet ".repeat(400); // ~10.8 KB
+    for (let i = 0; i < 640; i++) await posts.create({ title: `p${i}`, content });
+    return handlersOver(posts).list;
+  };
+
+  it("arrives whole, gzipped, when the client accepts gzip", async () => {
+    const handler = await bigList();
+    const result = (await handler(
+      apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
+    )) as APIGatewayProxyStructuredResultV2;
+    expect(result).toMatchObject({ statusCode: 200, isBase64Encoded: true });
+    const posts = JSON.parse(gunzipSync(Buffer.from(result.body ?? "", "base64")).toString());
+    expect(posts).toHaveLength(640);
+  });
+
+  it("is refused with a clear error, not a gateway failure, when it cannot be compressed", async () => {
+    const response = await invoke(await bigList(), { method: "GET" });
+    expect(response.status).toBe(500);
+    expect((response.body as { detail: string }).detail).toMatch(/^Response too large: /);
+  });
+});
+
+describe("each operation's answer", () => {
+  const stored = async () => {
+    const posts = new InMemoryPostRepository({ idempotency: false });
+    const post = await posts.create({ title: "t", content: "c" });
+    return { posts, api: handlersOver(posts), id: post.id };
+  };
+
+  it("create without a key needs no keys table: 201 with the post and where it lives", async () => {
+    const { api } = await stored();
+    const response = await invoke(api.create, {
+      method: "POST",
+      body: { title: "new", content: "c" },
+    });
+    expect(response).toMatchObject({
+      status: 201,
+      headers: { location: "/api/post/2" },
+      body: { id: 2, title: "new", content: "c" },
+    });
+  });
+
+  it("create with an id already taken: 409 naming it", async () => {
+    const { api, id } = await stored();
+    expect(
+      await invoke(api.create, { method: "POST", body: { id, title: "t", content: "c" } }),
+    ).toMatchObject({ status: 409, body: { detail: `Blog post #${id} already exists` } });
+  });
+
+  it("get of a post that is not there: 404 naming it", async () => {
+    const { api } = await stored();
+    expect(await invoke(api.get, { method: "GET", postId: 99 })).toEqual({
+      status: 404,
+      headers: expect.any(Object),
+      body: { detail: "Blog post #99 not found" },
+    });
+  });
+
+  it("get and list answer 304 when If-None-Match names what they would send", async () => {
+    const { api, id } = await stored();
+    for (const [handler, postId] of [
+      [api.get, id],
+      [api.list, undefined],
+    ] as const) {
+      const first = await invoke(handler, { method: "GET", postId });
+      const etag = String(first.headers.etag);
+      const again = await handler(
+        apiEvent({ method: "GET", postId, headers: { "if-none-match": etag } }),
+      );
+      expect(again).toMatchObject({ statusCode: 304, headers: { etag } });
+    }
+  });
+
+  it("delete: 204 whose detail names the post", async () => {
+    const { api, id, posts } = await stored();
+    expect(await invoke(api.delete, { method: "DELETE", postId: id })).toMatchObject({
+      status: 204,
+      body: { detail: `Blog post #${id} deleted` },
+    });
+    expect(posts.snapshot()).toEqual([]);
+  });
+});

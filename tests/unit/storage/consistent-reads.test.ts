@@ -1,0 +1,121 @@
+// Unit: every read a guarantee rests on asks DynamoDB for a strongly consistent answer. DynamoDB
+// Local is always consistent, so only the calls' inputs can show it; the client is mocked here.
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  TransactWriteCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { fingerprintPayload } from "../../../lib/posts/idempotency-key.js";
+import { dynamoRepository } from "../../../lib/app/runtime.js";
+import { createDocumentClient } from "../../../lib/storage/client.js";
+import { invoke } from "../../helpers/events.js";
+import { handlersOver } from "../../helpers/handlers.js";
+
+const POSTS = "posts";
+const KEYS = "keys";
+const config = {
+  tableName: POSTS,
+  idempotencyTableName: KEYS,
+  endpoint: "http://127.0.0.1:9", // never reached: every call is answered by the mock
+  region: "us-east-1",
+  logLevel: "silent",
+  idBlockSize: 1,
+} as const;
+const client = createDocumentClient(config);
+const posts = dynamoRepository(config, client);
+const mock = mockClient(client);
+const api = handlersOver(posts);
+
+const stored = (id: number) => ({
+  id,
+  title: `#${id}`,
+  content: "c",
+  created_at: "2026-03-04T15:06:07.000Z",
+  updated_at: "2026-03-04T15:06:07.000Z",
+});
+
+beforeEach(() => mock.reset());
+afterAll(() => {
+  mock.restore();
+  client.destroy();
+});
+
+describe("consistent reads", () => {
+  it("get reads the post consistently, so a post just written is never 404", async () => {
+    mock.on(GetCommand).resolves({ Item: stored(7) });
+    expect((await invoke(api.get, { method: "GET", postId: "7" })).status).toBe(200);
+    const reads = mock.commandCalls(GetCommand);
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.args[0].input).toMatchObject({
+      TableName: POSTS,
+      Key: { id: 7 },
+      ConsistentRead: true,
+    });
+  });
+
+  it("list reads the change marker and every Scan page consistently, so no page misses a recent write", async () => {
+    const answers = [
+      { Items: [stored(1), stored(2)], LastEvaluatedKey: { id: 2 } },
+      { Items: [stored(3)], LastEvaluatedKey: { id: 3 } },
+      { Items: [stored(4)] },
+    ];
+    // The paginator reuses one input object for every page, so each is copied as it is sent.
+    const pages: Record<string, unknown>[] = [];
+    mock.on(ScanCommand).callsFake((input: Record<string, unknown>) => {
+      pages.push({ ...input });
+      return answers.shift();
+    });
+    // The change marker's shards, read before and after the Scan: nothing has changed yet.
+    mock.on(BatchGetCommand).resolves({ Responses: { [POSTS]: [] } });
+    const response = await invoke(api.list, { method: "GET" });
+    expect((response.body as { id: number }[]).map((post) => post.id)).toEqual([1, 2, 3, 4]);
+    const markerReads = mock.commandCalls(BatchGetCommand);
+    expect(markerReads.length).toBeGreaterThan(0);
+    for (const read of markerReads) {
+      expect(read.args[0].input.RequestItems?.[POSTS]).toMatchObject({ ConsistentRead: true });
+    }
+    expect(pages.map((page) => page.ExclusiveStartKey)).toEqual([undefined, { id: 2 }, { id: 3 }]);
+    for (const page of pages)
+      expect(page).toMatchObject({ TableName: POSTS, ConsistentRead: true });
+  });
+
+  it("a retry reads its Idempotency-Key record consistently, so it replays, never writes twice", async () => {
+    const body = { title: "t", content: "c" };
+    // The claim fails: the first request with this key has already finished.
+    mock.on(PutCommand).rejects(
+      Object.assign(new Error("The conditional request failed"), {
+        name: "ConditionalCheckFailedException",
+        $fault: "client",
+      }),
+    );
+    mock.on(GetCommand).resolves({
+      Item: {
+        key: "k",
+        fingerprint: fingerprintPayload(body),
+        owner: "first",
+        state: "done",
+        status: 201,
+        post: stored(9),
+        expires_at: Math.floor(Date.now() / 1000) + 60,
+      },
+    });
+    const response = await invoke(api.create, {
+      method: "POST",
+      body,
+      headers: { "Idempotency-Key": "k" },
+    });
+    expect(response).toMatchObject({ status: 201, body: { id: 9 } });
+    expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+    const reads = mock.commandCalls(GetCommand);
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.args[0].input).toMatchObject({
+      TableName: KEYS,
+      Key: { key: "k" },
+      ConsistentRead: true,
+    });
+  });
+});

@@ -1,0 +1,168 @@
+// Unit: the posts table's and the list cache's rules where DynamoDB Local cannot produce the case
+// (a counter past 2^53, a Scan cancelled by the deadline) or where time has to be controlled (the
+// cache's max age, a write landing while a list is being built). The client is mocked, or the
+// cache's table and marker are stand-ins; the same rules on a real table are in tests/integration.
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { ChangeMarker } from "../../../lib/storage/change-marker.js";
+import { StorageError } from "../../../lib/posts/errors.js";
+import { IdempotencyKeyTable } from "../../../lib/storage/idempotency-key-table.js";
+import { IdempotencyError } from "../../../lib/posts/errors.js";
+import { ListCache } from "../../../lib/storage/list-cache.js";
+import type { Post } from "../../../lib/posts/post.js";
+import { COUNTER_ID, PostsTable } from "../../../lib/storage/posts-table.js";
+import { Sender } from "../../../lib/storage/sender.js";
+import { DynamoPostRepository } from "../../../lib/storage/dynamo-repository.js";
+
+const TABLE = "posts";
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: "us-east-1" }));
+const mock = mockClient(client);
+const table = new PostsTable(new Sender(client, [TABLE]), TABLE);
+
+const sdkError = (message: string) =>
+  Object.assign(new Error(message), { name: "ResourceNotFoundException" });
+
+beforeEach(() => mock.reset());
+afterAll(() => mock.restore());
+
+describe("PostsTable", () => {
+  it.each([
+    ["no attribute", {}],
+    ["a value past 2^53 - 1", { Attributes: { last_id: 2 ** 53 } }],
+  ])("refuses a counter answer with %s", async (_label, answer) => {
+    mock.on(UpdateCommand).resolves(answer);
+    await expect(table.reserveIds(1)).rejects.toEqual(
+      new StorageError("IdSpaceExhausted: the id counter returned no usable id"),
+    );
+  });
+
+  it("takes the counter's last id as the end of the block", async () => {
+    mock.on(UpdateCommand).resolves({ Attributes: { last_id: 2 ** 53 - 1 } });
+    expect(await table.reserveIds(10)).toBe(2 ** 53 - 1);
+  });
+
+  it.each([COUNTER_ID, -1, -8])("refuses to delete item %i, which is no post", async (id) => {
+    await expect(table.delete(id)).rejects.toThrow(
+      "The id counter and the change marker are not posts",
+    );
+    expect(mock.calls()).toHaveLength(0);
+  });
+
+  it("hands the deadline's signal to the SDK on every call, so the deadline can cancel it", async () => {
+    mock.onAnyCommand().resolves({});
+    mock.on(UpdateCommand).resolves({ Attributes: { last_id: 1 } });
+    const deadline = new AbortController();
+    const { signal } = deadline;
+    const stored = { id: 1, title: "t", content: "c", created_at: null, updated_at: null };
+    await table.scanPages(() => {}, signal);
+    await table.get(1, signal);
+    await table.put(stored, signal);
+    await table.update(1, { title: "u" }, signal);
+    await table.delete(1, signal);
+    await table.reserveIds(1, signal);
+    const keys = new IdempotencyKeyTable(new Sender(client, ["keys"]), "keys");
+    const request = { key: "k", fingerprint: "f" };
+    await keys.claim(request, "owner", signal);
+    await keys.read("k", signal);
+    await keys.release("k", "owner", signal);
+    const calls = mock.calls();
+    expect(calls).toHaveLength(9);
+    for (const call of calls) {
+      expect((call.args as unknown[])[1]).toMatchObject({ abortSignal: signal });
+    }
+  });
+});
+
+describe("storage errors", () => {
+  it("name neither the posts table nor the keys table", async () => {
+    const failure = (table: string) => sdkError(`Requested resource not found: Table: ${table}`);
+    mock.on(GetCommand, { TableName: "prod-posts" }).rejects(failure("prod-posts"));
+    mock.on(GetCommand, { TableName: "prod-keys" }).rejects(failure("prod-keys"));
+    mock.on(PutCommand, { TableName: "prod-keys" }).rejects(failure("prod-keys"));
+    const keysTable = new IdempotencyKeyTable(new Sender(client, ["prod-keys"]), "prod-keys");
+    const repository = new DynamoPostRepository(client, "prod-posts", {
+      idempotencyTableName: "prod-keys",
+    });
+    for (const read of [
+      () => repository.get(1),
+      () => new PostsTable(new Sender(client, ["prod-posts"]), "prod-posts").get(1),
+      () => keysTable.read("k"),
+      () => keysTable.claim({ key: "k", fingerprint: "f" }, "o"),
+    ]) {
+      await expect(read()).rejects.toThrow(
+        "DB ERROR: ResourceNotFoundException: Requested resource not found: Table: <table>",
+      );
+    }
+  });
+});
+
+describe("a deployment without the keys table", () => {
+  it("refuses an Idempotency-Key create as disabled, and writes nothing", async () => {
+    const repository = new DynamoPostRepository(client, TABLE);
+    const create = repository.createOnce(
+      { title: "t", content: "c" },
+      { key: "k", fingerprint: "f" },
+    );
+    await expect(create).rejects.toEqual(new IdempotencyError("disabled"));
+    expect(mock.commandCalls(PutCommand)).toHaveLength(0);
+  });
+});
+
+describe("ListCache", () => {
+  const post = (id: number): Post => ({
+    id,
+    title: `#${id}`,
+    content: "c",
+    created_at: null,
+    updated_at: null,
+  });
+
+  /** A table whose Scan returns `pages`, and a marker at `value` that `moveDuringScan` moves. */
+  function standIns(pages: Post[][], moveDuringScan = false) {
+    let value = 1;
+    let scans = 0;
+    const fakeTable = {
+      scanPages: async (take: (posts: Post[]) => void) => {
+        scans++;
+        for (const page of pages) take(page);
+        if (moveDuringScan) value++;
+      },
+    } as unknown as PostsTable;
+    const fakeMarker = { read: async () => String(value) } as unknown as ChangeMarker;
+    return { fakeTable, fakeMarker, scans: () => scans };
+  }
+
+  it("lists by ascending id whatever order the Scan's pages come in", async () => {
+    const { fakeTable, fakeMarker } = standIns([[post(3), post(1)], [post(2)]]);
+    const body = await new ListCache(fakeTable, fakeMarker).read();
+    expect(JSON.parse(body.json).map((p: Post) => p.id)).toEqual([1, 2, 3]);
+  });
+
+  it("answers a kept list until its max age, and scans again at exactly that age", async () => {
+    let now = 0;
+    const { fakeTable, fakeMarker, scans } = standIns([[post(1)]]);
+    const cache = new ListCache(fakeTable, fakeMarker, 1_000, () => now);
+    await cache.read();
+    now = 999;
+    await cache.read();
+    expect(scans()).toBe(1);
+    now = 1_000;
+    await cache.read();
+    expect(scans()).toBe(2);
+  });
+
+  it("does not keep a list during which the marker moved", async () => {
+    const { fakeTable, fakeMarker, scans } = standIns([[post(1)]], true);
+    const cache = new ListCache(fakeTable, fakeMarker);
+    await cache.read();
+    await cache.read();
+    expect(scans()).toBe(2);
+  });
+});

@@ -1,0 +1,105 @@
+// Unit: how storage failures become what the rest of the code acts on. A failed condition
+// becomes ConditionFailed (with the item that was there and whether the SDK had retried), a
+// transaction cancelled only by conditions too, anything else a StorageError that keeps its
+// cause. DynamoDB Local cannot produce some of these (a retried conditional write, a
+// transaction conflict), so the SDK's errors are built here as it throws them.
+import { describe, expect, it } from "vitest";
+import { ConditionFailed, callStorage, sanitizeErrorMessage } from "../../../lib/storage/sender.js";
+import { StorageError } from "../../../lib/posts/errors.js";
+
+const sdkError = (name: string, fields: Record<string, unknown> = {}) =>
+  Object.assign(new Error(`${name} happened`), { name, ...fields });
+const failing = (error: unknown) => callStorage(() => Promise.reject(error), ["posts"]);
+
+describe("callStorage", () => {
+  it("passes a result through", async () => {
+    expect(await callStorage(async () => 42, [])).toBe(42);
+  });
+
+  it.each([
+    ["no metadata", {}, false],
+    ["one attempt", { $metadata: { attempts: 1 } }, false],
+    ["a second attempt", { $metadata: { attempts: 2 } }, true],
+  ])("maps a failed condition after %s to ConditionFailed", async (_label, metadata, retried) => {
+    const Item = { id: { N: "7" } };
+    const error = await failing(
+      sdkError("ConditionalCheckFailedException", { Item, ...metadata }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConditionFailed);
+    expect(error).toMatchObject({ reasons: [], existing: Item, retried });
+  });
+
+  it("maps a transaction cancelled only by conditions to ConditionFailed with each item's reason", async () => {
+    const CancellationReasons = [{ Code: "None" }, { Code: "ConditionalCheckFailed" }];
+    const error = await failing(
+      sdkError("TransactionCanceledException", { CancellationReasons }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConditionFailed);
+    expect(error).toMatchObject({ reasons: ["None", "ConditionalCheckFailed"], retried: false });
+  });
+
+  it.each([
+    [
+      "a transaction conflict",
+      sdkError("TransactionCanceledException", {
+        CancellationReasons: [{ Code: "TransactionConflict" }, { Code: "None" }],
+      }),
+    ],
+    ["a cancellation without reasons", sdkError("TransactionCanceledException")],
+    [
+      "reasons on another error",
+      sdkError("ValidationException", {
+        CancellationReasons: [{ Code: "None" }],
+      }),
+    ],
+    ["a timeout", sdkError("TimeoutError")],
+  ])("maps %s to a StorageError that keeps its cause", async (_label, cause) => {
+    const error = await failing(cause).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect(error).toMatchObject({
+      message: `DB ERROR: ${cause.name}: ${cause.name} happened`,
+      cause,
+    });
+  });
+
+  it("rethrows what is not an Error as it is", async () => {
+    await expect(failing("a string")).rejects.toBe("a string");
+  });
+});
+
+describe("ConditionFailed", () => {
+  it("by default names no reasons, no item and no retry", () => {
+    expect(new ConditionFailed()).toMatchObject({
+      message: "condition failed",
+      reasons: [],
+      existing: undefined,
+      retried: false,
+    });
+  });
+});
+
+describe("sanitizeErrorMessage", () => {
+  it("removes ARNs (of every partition), account ids and the table name", () => {
+    const message =
+      "User: arn:aws:sts::123456789012:assumed-role/x/y is not authorized on resource arn:aws:dynamodb:us-east-1:123456789012:table/prod-posts; table prod-posts, account 123456789012, in arn:aws-cn:dynamodb:cn-north-1:123456789012:table/prod-posts";
+    expect(sanitizeErrorMessage(message, ["prod-posts"])).toBe(
+      "User: <arn> is not authorized on resource <arn>; table <table>, account <account>, in <arn>",
+    );
+  });
+
+  it("leaves a message alone when a table name is not set", () => {
+    expect(sanitizeErrorMessage("the key is undefined here", [undefined, ""])).toBe(
+      "the key is undefined here",
+    );
+  });
+
+  it("replaces a short table name only where it stands as a whole name", () => {
+    const message = "connect ECONNREFUSED 127.0.0.1:8000; Requested resource not found: Table: t";
+    expect(sanitizeErrorMessage(message, ["t"])).toBe(
+      "connect ECONNREFUSED 127.0.0.1:8000; Requested resource not found: Table: <table>",
+    );
+    expect(
+      sanitizeErrorMessage("table/t.v2 and t.v2 but not t.v20 or at.v2; t.v2.", ["t.v2"]),
+    ).toBe("table/<table> and <table> but not t.v20 or at.v2; <table>.");
+  });
+});
