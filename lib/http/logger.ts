@@ -1,5 +1,5 @@
 // Logging: one JSON object per line with Powertools Logger's keys, so CloudWatch Logs Insights
-// queries written for Powertools work here, without its code in the bundle (see README).
+// queries written for Powertools work here, without its code in the bundle (docs/design.md, Logs).
 import type { Context } from "aws-lambda";
 
 /** Which lines are written: every one, errors only, or none. */

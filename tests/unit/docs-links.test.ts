@@ -1,0 +1,68 @@
+// Unit: every relative link in the README and docs/ leads to a file that exists, and every
+// anchor to a heading of its page; and the checker itself fails on a broken link.
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { anchorsOf, brokenLinks, relativeLinks } from "../helpers/doc-links.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const pages = [
+  "README.md",
+  ...readdirSync(`${root}docs`)
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
+
+describe("the docs' links", () => {
+  it("cover the README and at least one docs page", () => {
+    expect(pages.length).toBeGreaterThan(1);
+  });
+
+  it.each(pages)("%s: every relative link resolves", (page) => {
+    const markdown = readFileSync(`${root}${page}`, "utf8");
+    expect(brokenLinks(root, page, markdown)).toEqual([]);
+  });
+});
+
+describe("the link checker", () => {
+  const page = [
+    "# Guide",
+    "## Two words, `code` and (more)",
+    "See [the design](docs/design.md), [a file](package.json) and [below](#two-words-code-and-more).",
+    "Not a link: `[x](nowhere.md)` and [web](https://example.com/none).",
+    "```",
+    "[inside code](missing.md)",
+    "```",
+  ].join("\n");
+
+  it("reads only relative links outside code", () => {
+    expect(relativeLinks(page)).toEqual([
+      "docs/design.md",
+      "package.json",
+      "#two-words-code-and-more",
+    ]);
+  });
+
+  it("makes GitHub's anchors, numbering repeated headings", () => {
+    expect([...anchorsOf("# A b\n## A b\n### C: d!\n## The `npm test` run")]).toEqual([
+      "a-b",
+      "a-b-1",
+      "c-d",
+      "the-npm-test-run",
+    ]);
+  });
+
+  it("passes links that resolve", () => {
+    expect(brokenLinks(root, "README.md", page)).toEqual([]);
+  });
+
+  it("reports a missing file, a missing heading and a path outside the repository", () => {
+    const broken = "[a](docs/nowhere.md) [b](#no-heading) [c](docs/design.md#no-such) [d](../x.md)";
+    expect(brokenLinks(root, "README.md", `# Title\n${broken}`)).toEqual([
+      "README.md: docs/nowhere.md (no such file)",
+      "README.md: #no-heading (no such heading)",
+      "README.md: docs/design.md#no-such (no such heading)",
+      "README.md: ../x.md (outside the repository)",
+    ]);
+  });
+});
