@@ -18,6 +18,8 @@ export default defineConfig({
         // Other processes (worker pools, a restarted DynamoDB Local) never see a mutant.
         exclude: [
           "tests/unit/bundle.test.ts",
+          "tests/unit/architecture.test.ts",
+          "tests/unit/docs-links.test.ts",
           "tests/integration/workload.test.ts",
           "tests/integration/list-cache-workload.test.ts",
           "tests/integration/outage.test.ts",
@@ -31,7 +33,12 @@ export default defineConfig({
         // One process for every file a mutant's tests are in, instead of a fresh one per file:
         // the run takes half the time, and each test sets the process state it needs (TZ).
         isolate: false,
-        // It bundles lib/ and weighs the result: mutated sources are instrumented, so larger.
-        exclude: ["tests/unit/bundle.test.ts"],
+        // The bundle test weighs lib/ bundled, and mutated sources are instrumented, so larger;
+        // the architecture and docs tests read the lint configuration and the docs, not lib/.
+        exclude: [
+          "tests/unit/bundle.test.ts",
+          "tests/unit/architecture.test.ts",
+          "tests/unit/docs-links.test.ts",
+        ],
       },
 });

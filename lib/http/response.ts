@@ -80,11 +80,11 @@ let lastGzipped: { etag: string; base64: string } | undefined;
 
 /** `body` gzipped, as base64; from the memo when `etag` is the last tagged body's. */
 function gzipped(body: string, etag: string | undefined): string {
-  if (etag !== undefined && lastGzipped?.etag === etag) return lastGzipped.base64;
   // Stryker disable next-line ObjectLiteral: the level trades size for speed; any level is valid gzip
-  const base64 = gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
-  if (etag !== undefined) lastGzipped = { etag, base64 };
-  return base64;
+  const zip = () => gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
+  if (etag === undefined) return zip();
+  if (lastGzipped?.etag !== etag) lastGzipped = { etag, base64: zip() };
+  return lastGzipped.base64;
 }
 
 function tooLarge(size: number, compressed: boolean) {
@@ -100,10 +100,14 @@ function tooLarge(size: number, compressed: boolean) {
   };
 }
 
-/** The result Lambda returns for a reply, gzipped when `gzip` and the body is worth it. */
+/**
+ * The result Lambda returns for a reply, gzipped when `gzip` and the body is worth it.
+ * `compress` is for tests: real compression cannot be steered to an exact size.
+ */
 export function toResponse(
   reply: Reply,
   gzip: boolean,
+  compress: (body: string, etag: string | undefined) => string = gzipped,
 ): APIGatewayProxyStructuredResultV2 & { statusCode: number } {
   if (reply.statusCode === 304) {
     // Not Modified carries no body, only the validators the client already holds.
@@ -116,7 +120,7 @@ export function toResponse(
     ...reply.headers,
   };
   if (gzip && body.length >= GZIP_MIN_BYTES) {
-    const zipped = gzipped(body, headers.etag);
+    const zipped = compress(body, headers.etag);
     if (zipped.length > RESPONSE_MAX_BYTES) return tooLarge(zipped.length, true);
     if (headers.etag) headers.etag = gzippedEtag(headers.etag);
     return {
