@@ -1,10 +1,20 @@
 // Test helper: the five handlers built over one repository, as lib/app/runtime.ts wires them.
-import type { Logger } from "../../lib/http/logger.js";
+import type { LogFields, Logger } from "../../lib/http/logger.js";
 import { createPost, deletePost, getPost, listPosts, updatePost } from "../../lib/http/routes.js";
 import type { PostRepository } from "../../lib/posts/repository.js";
 
 /** A logger that drops every line, for tests that do not read the log. */
 export const quietLogger: Logger = { info: () => {}, error: () => {} };
+
+/** A logger that keeps every line it is given, for tests that read the log. */
+export function recordingLogger() {
+  const lines: { level: string; message: string; fields?: LogFields }[] = [];
+  const logger: Logger = {
+    info: (message, fields) => lines.push({ level: "info", message, fields }),
+    error: (message, fields) => lines.push({ level: "error", message, fields }),
+  };
+  return { logger, lines };
+}
 
 /** Every handler over `posts`, keyed by operation. */
 export function handlersOver(posts: PostRepository, log: Logger = quietLogger) {

@@ -1,6 +1,6 @@
 // Test helper: the post's shape as the specification states it, written once for every layer:
 // its keys, the shown and stored timestamp patterns, and a day-before-month formatter that is
-// independent of lib/timestamps.ts, so it can serve as an oracle.
+// independent of lib/posts/timestamps.ts, so it can serve as an oracle.
 
 /** The keys of a serialized post (and of a stored one), sorted. */
 export const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];

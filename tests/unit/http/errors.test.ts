@@ -2,7 +2,6 @@
 // 500 for anything else.
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
-import type { LogFields, Logger } from "../../../lib/http/logger.js";
 import { ok } from "../../../lib/http/response.js";
 import {
   DomainError,
@@ -14,15 +13,7 @@ import {
   ValidationError,
 } from "../../../lib/posts/errors.js";
 import { invoke } from "../../helpers/events.js";
-
-function recordingLogger() {
-  const lines: { level: string; message: string; fields?: LogFields }[] = [];
-  const logger: Logger = {
-    info: (message, fields) => lines.push({ level: "info", message, fields }),
-    error: (message, fields) => lines.push({ level: "error", message, fields }),
-  };
-  return { logger, lines };
-}
+import { recordingLogger } from "../../helpers/handlers.js";
 
 const failWith = (error: unknown) =>
   httpHandler(async () => Promise.reject(error), recordingLogger().logger);

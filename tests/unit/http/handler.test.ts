@@ -3,17 +3,8 @@ import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { RESPONSE_MAX_BYTES, ok } from "../../../lib/http/response.js";
-import type { Logger, LogFields } from "../../../lib/http/logger.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
-
-function recordingLogger() {
-  const lines: { level: string; message: string; fields?: LogFields }[] = [];
-  const logger: Logger = {
-    info: (message, fields) => lines.push({ level: "info", message, fields }),
-    error: (message, fields) => lines.push({ level: "error", message, fields }),
-  };
-  return { logger, lines };
-}
+import { recordingLogger } from "../../helpers/handlers.js";
 
 describe("answering in time", () => {
   it("gives up on a step that does not finish and answers 500 before the function's timeout", async () => {

@@ -4,17 +4,8 @@ import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { BODY_MAX_BYTES } from "../../../lib/http/request.js";
 import { ok } from "../../../lib/http/response.js";
-import type { Logger, LogFields } from "../../../lib/http/logger.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
-
-function recordingLogger() {
-  const lines: { level: string; message: string; fields?: LogFields }[] = [];
-  const logger: Logger = {
-    info: (message, fields) => lines.push({ level: "info", message, fields }),
-    error: (message, fields) => lines.push({ level: "error", message, fields }),
-  };
-  return { logger, lines };
-}
+import { recordingLogger } from "../../helpers/handlers.js";
 
 describe("body parsing", () => {
   const echo = httpHandler(async (request) => ok(request.jsonObject()), recordingLogger().logger);

@@ -10,17 +10,8 @@ import {
   noContent,
   ok,
 } from "../../../lib/http/response.js";
-import type { Logger, LogFields } from "../../../lib/http/logger.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
-
-function recordingLogger() {
-  const lines: { level: string; message: string; fields?: LogFields }[] = [];
-  const logger: Logger = {
-    info: (message, fields) => lines.push({ level: "info", message, fields }),
-    error: (message, fields) => lines.push({ level: "error", message, fields }),
-  };
-  return { logger, lines };
-}
+import { recordingLogger } from "../../helpers/handlers.js";
 
 describe("replies", () => {
   it("sets location on 201 and keeps the detail on 204", async () => {
