@@ -84,39 +84,9 @@ export async function runLoad(/** @type {LoadOptions} */ options) {
 /** Builds the bundles and serves them as `npm start` does, over an in-memory DynamoDB Local. */
 async function startOwnApi() {
   const { build } = await import("./build.mjs");
-  const dynamo = await import("./lib/dynamodb-local.mjs");
-  const { freePort } = await import("./lib/ports.mjs");
-  const { rssOf, spawnOffline } = await import("./lib/offline.mjs");
+  const { startLocalApi } = await import("./lib/offline.mjs");
   await build();
-  const db = await dynamo.startDynamoDbLocal();
-  try {
-    const client = dynamo.localClient(db.endpoint);
-    await dynamo.ensureTable(client, "load-posts");
-    await dynamo.ensureIdempotencyTable(client, "load-idempotency-keys");
-    client.destroy();
-    const offline = spawnOffline({
-      host: "127.0.0.1",
-      httpPort: await freePort(),
-      lambdaPort: await freePort(),
-      dynamoEndpoint: db.endpoint,
-      postsTable: "load-posts",
-      idempotencyTable: "load-idempotency-keys",
-      // One log line per request would cost more than some requests.
-      stdio: "ignore",
-    });
-    const stop = async () => {
-      await offline.stop();
-      await db.stop();
-    };
-    await offline.ready().catch(async (error) => {
-      await stop();
-      throw error;
-    });
-    return { baseUrl: offline.baseUrl, rss: () => rssOf(offline.pid), stop };
-  } catch (error) {
-    await db.stop();
-    throw error;
-  }
+  return startLocalApi("load");
 }
 
 const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(0)} MB`;

@@ -4,7 +4,15 @@ import { execFile, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "./dynamodb-local.mjs";
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  ensureIdempotencyTable,
+  ensureTable,
+  localClient,
+  startDynamoDbLocal,
+} from "./dynamodb-local.mjs";
+import { freePort } from "./ports.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
@@ -123,4 +131,40 @@ export function spawnOffline(settings) {
 export async function rssOf(/** @type {number} */ pid) {
   const { stdout } = await promisify(execFile)("ps", ["-o", "rss=", "-p", String(pid)]);
   return Number(stdout) * 1024;
+}
+
+/**
+ * The built bundles served as `npm start` serves them, on free ports, over an in-memory DynamoDB
+ * Local with tables named `<prefix>-posts` and `<prefix>-idempotency-keys`; `stop()` ends both.
+ */
+export async function startLocalApi(/** @type {string} */ prefix) {
+  const db = await startDynamoDbLocal();
+  try {
+    const client = localClient(db.endpoint);
+    await ensureTable(client, `${prefix}-posts`);
+    await ensureIdempotencyTable(client, `${prefix}-idempotency-keys`);
+    client.destroy();
+    const offline = spawnOffline({
+      host: "127.0.0.1",
+      httpPort: await freePort(),
+      lambdaPort: await freePort(),
+      dynamoEndpoint: db.endpoint,
+      postsTable: `${prefix}-posts`,
+      idempotencyTable: `${prefix}-idempotency-keys`,
+      // One log line per request would cost more than some requests.
+      stdio: "ignore",
+    });
+    const stop = async () => {
+      await offline.stop();
+      await db.stop();
+    };
+    await offline.ready().catch(async (error) => {
+      await stop();
+      throw error;
+    });
+    return { baseUrl: offline.baseUrl, rss: () => rssOf(offline.pid), stop };
+  } catch (error) {
+    await db.stop();
+    throw error;
+  }
 }

@@ -1,0 +1,90 @@
+// `npm run export`: every post of a service of this API as a file whose timestamps are ISO 8601
+// with an offset, so it means the same instants in any zone. See docs/migrating.md.
+import { writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { StopError } from "./lib/migration/api-client.mjs";
+import { isUrl, readSource } from "./lib/migration/source.mjs";
+
+const USAGE = `Usage: npm run export -- [options]
+
+Reads every post of a service of this API (GET {URL}/api/post) and writes
+{"source", "exported_at", "posts": [...]}, each post with its id, title, content, and created_at
+and updated_at as ISO 8601 with the source zone's offset (or null). npm run import reads it back.
+
+Options:
+  --from URL              the service (default http://localhost:3000, npm start)
+  --from-time-zone ZONE   IANA zone of its YYYY-DD-MM HH:MM:SS timestamps (default UTC)
+  --out FILE              where to write (default: standard output)
+  --token T               bearer token, for a service whose reads need one (default: $API_TOKEN)
+  -h, --help              this text
+
+Exit codes: 0 every post written; 1 some posts could not be (a local time the zone skips), the
+others written; 2 nothing written (bad option or zone, an unreachable service, a refused token),
+with one line saying why.`;
+
+function readOptions(/** @type {string[]} */ argv) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        from: { type: "string", default: "http://localhost:3000" },
+        "from-time-zone": { type: "string", default: "UTC" },
+        out: { type: "string" },
+        token: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    throw new StopError(`${/** @type {Error} */ (error).message} (see --help)`);
+  }
+  if (values.help) return undefined;
+  if (!isUrl(values.from)) throw new StopError(`--from must be an http(s) URL, not ${values.from}`);
+  return {
+    from: values.from,
+    zone: values["from-time-zone"],
+    out: values.out,
+    token: values.token ?? (process.env.API_TOKEN || undefined),
+  };
+}
+
+async function main() {
+  const options = readOptions(process.argv.slice(2));
+  if (!options) {
+    console.log(USAGE);
+    return 0;
+  }
+  const source = await readSource(options.from, { zone: options.zone, token: options.token });
+  const { ZonedClock, isoWithOffset } = await import("./lib/zoned-time.mjs");
+  const clock = new ZonedClock(options.zone);
+  const iso = (/** @type {number | null} */ instant) =>
+    instant === null ? null : isoWithOffset(clock, instant);
+  const posts = source.posts.map((post) => ({
+    id: post.id,
+    title: post.title,
+    content: post.content,
+    created_at: iso(post.created_at),
+    updated_at: iso(post.updated_at),
+  }));
+  const file = { source: source.source, exported_at: new Date().toISOString(), posts };
+  const text = `${JSON.stringify(file, null, 2)}\n`;
+  if (options.out) await writeFile(options.out, text);
+  else process.stdout.write(text);
+  const where = options.out ?? "standard output";
+  console.error(`exported ${posts.length} posts from ${source.source} to ${where}`);
+  if (source.ambiguous.length > 0) {
+    console.error(
+      `ambiguous local times (the earlier instant taken): ${source.ambiguous.length} (ids ${source.ambiguous.join(", ")})`,
+    );
+  }
+  for (const { id, reason } of source.failed) console.error(`  not exported #${id}: ${reason}`);
+  return source.failed.length === 0 ? 0 : 1;
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (!(error instanceof StopError)) throw error;
+  console.error(`export: ${error.message}`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,132 @@
+// `npm run import`: copies every post of a service of this API, or of a file, into a service of
+// this API with the same ids and instants; resumable by running it again. See docs/migrating.md.
+import { parseArgs } from "node:util";
+import { StopError } from "./lib/migration/api-client.mjs";
+import { copyPosts, verify } from "./lib/migration/copy.mjs";
+import { isUrl, readSource } from "./lib/migration/source.mjs";
+
+const USAGE = `Usage: npm run import -- --from URL|FILE [options]
+
+Copies every post of a service of this API (URL) or of a file into a service of this API, keeping
+each post's id, title, content, created_at and updated_at. A post already there and identical is
+left alone; one that differs is reported as a conflict and never overwritten. Run the same command
+again to finish an interrupted copy.
+
+Options:
+  --from URL|FILE          where the posts come from: a service (its base URL, e.g.
+                           https://blog.example.com), a file written by npm run export, or a
+                           JSON array of posts as the API shows them
+  --to URL                 the service to copy into (default http://localhost:3000, npm start)
+  --from-time-zone ZONE    IANA zone of the source's YYYY-DD-MM HH:MM:SS timestamps, for a
+                           service or a bare array (default UTC)
+  --to-time-zone ZONE      IANA zone the target shows its timestamps in, to compare instants
+                           (default UTC, as npm start and a default deployment)
+  --token T                bearer token for the target's writes (default: $API_TOKEN)
+  --concurrency N          creates in flight at once, 1 to 64 (default 8)
+  --dry-run                read both sides and print what would be done; write nothing
+  -h, --help               this text
+
+Exit codes: 0 every post created or already there, and verified; 1 some posts failed, conflict or
+do not verify; 2 the run could not start or was stopped (bad option, file, zone, token, or an
+unreachable service), with one line saying why; 130 interrupted.`;
+
+/** Reads the command line; a StopError for anything wrong with it. */
+function readOptions(/** @type {string[]} */ argv) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        from: { type: "string" },
+        to: { type: "string", default: "http://localhost:3000" },
+        "from-time-zone": { type: "string", default: "UTC" },
+        "to-time-zone": { type: "string", default: "UTC" },
+        token: { type: "string" },
+        concurrency: { type: "string", default: "8" },
+        "dry-run": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    throw new StopError(`${/** @type {Error} */ (error).message} (see --help)`);
+  }
+  if (values.help) return undefined;
+  if (!values.from) throw new StopError("--from URL|FILE is required (see --help)");
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new StopError(
+      `--concurrency must be a whole number from 1 to 64, not ${values.concurrency}`,
+    );
+  }
+  if (!isUrl(values.to)) throw new StopError(`--to must be an http(s) URL, not ${values.to}`);
+  return {
+    from: values.from,
+    fromZone: values["from-time-zone"],
+    to: values.to,
+    toZone: values["to-time-zone"],
+    token: values.token ?? (process.env.API_TOKEN || undefined),
+    concurrency,
+    dryRun: values["dry-run"],
+  };
+}
+
+/** The summary's lines, and whether every post landed. */
+function summarize(
+  /** @type {import("./lib/migration/copy.mjs").Result[]} */ results,
+  /** @type {number[]} */ ambiguous,
+  /** @type {boolean} */ dryRun,
+) {
+  const count = (/** @type {string} */ outcome) => results.filter((r) => r.outcome === outcome);
+  const [created, there, conflicts, failed] = [
+    "created",
+    "already there",
+    "conflict",
+    "failed",
+  ].map(count);
+  const lines = [
+    `${dryRun ? "would create" : "created"}: ${created?.length}`,
+    `already there: ${there?.length}`,
+    `conflicts: ${conflicts?.length}`,
+    `failed: ${failed?.length}`,
+    `ambiguous local times (the earlier instant taken): ${ambiguous.length}${ambiguous.length ? ` (ids ${ambiguous.join(", ")})` : ""}`,
+  ];
+  for (const r of [...(conflicts ?? []), ...(failed ?? [])].sort((a, b) => a.id - b.id)) {
+    lines.push(`  ${r.outcome} #${r.id}: ${r.reason}`);
+  }
+  return { lines, complete: conflicts?.length === 0 && failed?.length === 0 };
+}
+
+async function main() {
+  const options = readOptions(process.argv.slice(2));
+  if (!options) {
+    console.log(USAGE);
+    return 0;
+  }
+  const source = await readSource(options.from, { zone: options.fromZone });
+  console.error(`${source.posts.length + source.failed.length} posts read from ${source.source}`);
+  const { results, target } = await copyPosts(source, options);
+  const summary = summarize(results, source.ambiguous, options.dryRun);
+  for (const line of summary.lines) console.log(line);
+  if (options.dryRun) {
+    console.log("dry run: nothing was written");
+    return summary.complete ? 0 : 1;
+  }
+  const mismatched = await verify(source, target, options.toZone);
+  const total = source.posts.length + source.failed.length;
+  console.log(`verified ${source.posts.length - mismatched.length} of ${total}`);
+  for (const m of mismatched) console.log(`  not verified #${m.id}: ${m.reason}`);
+  if (target.counters.retries > 0) console.error(`(${target.counters.retries} requests retried)`);
+  return summary.complete && mismatched.length === 0 && source.failed.length === 0 ? 0 : 1;
+}
+
+process.once("SIGINT", () => {
+  console.error("\ninterrupted: run the same command again to finish the copy");
+  process.exit(130);
+});
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (!(error instanceof StopError)) throw error;
+  console.error(`import: ${error.message}`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,186 @@
+// Copying posts into a service of this API: each one created with its own id and timestamps, a
+// 409 resolved by reading the post that is there, then every post checked on the target.
+import { apiClient, detailOf } from "./api-client.mjs";
+import { clockOf } from "./source.mjs";
+import { progress } from "./progress.mjs";
+
+/**
+ * @typedef {import("./source.mjs").SourcePost} SourcePost
+ * @typedef {import("./source.mjs").Source} Source
+ * @typedef {import("./api-client.mjs").Answer} Answer
+ * @typedef {"created" | "already there" | "conflict" | "failed"} Outcome
+ * @typedef {{ outcome: Outcome, id: number, reason?: string }} Result
+ * @typedef {{ to: string, token?: string, toZone: string, concurrency: number, dryRun: boolean }} CopyOptions
+ */
+
+/** The create body: timestamps as ISO 8601 in UTC, so the target stores the same instant. */
+const createBody = (/** @type {SourcePost} */ post) => ({
+  id: post.id,
+  title: post.title,
+  content: post.content,
+  created_at: post.created_at === null ? null : new Date(post.created_at).toISOString(),
+  updated_at: post.updated_at === null ? null : new Date(post.updated_at).toISOString(),
+});
+
+/**
+ * The fields in which a post the target shows (timestamps in its zone, to the second) differs
+ * from the source post; empty when they are the same post.
+ */
+export function differences(
+  /** @type {SourcePost} */ source,
+  /** @type {Record<string, unknown>} */ shown,
+  /** @type {import("../zoned-time.mjs").ZonedClock} */ clock,
+) {
+  const differ = [];
+  for (const key of /** @type {const} */ (["title", "content"])) {
+    if (shown[key] !== source[key]) differ.push(key);
+  }
+  for (const key of /** @type {const} */ (["created_at", "updated_at"])) {
+    const instant = source[key];
+    const text = shown[key];
+    // The service shows whole seconds; a fall-back hour shows two instants as one text.
+    const same =
+      instant === null
+        ? text === null
+        : typeof text === "string" &&
+          (clock.instantsOf(text) ?? []).includes(Math.floor(instant / 1000) * 1000);
+    if (!same) differ.push(key);
+  }
+  return differ;
+}
+
+/**
+ * Runs `work` over `items` with at most `concurrency` at once. A failure stops every lane from
+ * taking another item; the items in flight finish, then it is thrown.
+ */
+async function pool(
+  /** @type {SourcePost[]} */ items,
+  /** @type {number} */ concurrency,
+  /** @type {(item: SourcePost) => Promise<void>} */ work,
+) {
+  let next = 0;
+  /** @type {{ error: unknown } | undefined} */
+  let stopped;
+  const lane = async () => {
+    while (!stopped && next < items.length) {
+      try {
+        await work(/** @type {SourcePost} */ (items[next++]));
+      } catch (error) {
+        stopped ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
+  if (stopped) throw stopped.error;
+}
+
+/** Creates every source post on the target, or finds it there; never overwrites one. */
+export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOptions} */ options) {
+  const target = apiClient(options.to, { token: options.token, name: "The target" });
+  const clock = clockOf(options.toZone);
+  /** @type {Result[]} */
+  const results = source.failed.map(({ id, reason }) => ({ outcome: "failed", id, reason }));
+
+  /** Reads the post the target holds under this id and compares it. */
+  const resolveTaken = async (/** @type {SourcePost} */ post, /** @type {boolean} */ tried) => {
+    const answer = await target.request("GET", `/api/post/${post.id}`);
+    if (answer.status === 404) return undefined; // deleted meanwhile: create it again
+    if (answer.status !== 200) return { outcome: "failed", id: post.id, reason: detailOf(answer) };
+    const differ = differences(post, /** @type {Record<string, unknown>} */ (answer.body), clock);
+    if (differ.length > 0) {
+      return {
+        outcome: "conflict",
+        id: post.id,
+        reason: `the target's post differs in ${differ.join(", ")}`,
+      };
+    }
+    // A create this run sent whose answer was lost (a 5xx, a cut connection) counts as created.
+    return { outcome: tried ? "created" : "already there", id: post.id };
+  };
+
+  /** @returns {Promise<Result>} */
+  const copyOne = async (/** @type {SourcePost} */ post) => {
+    for (let round = 0; round < 3; round++) {
+      const before = target.counters.retries;
+      const answer = await target.request("POST", "/api/post", createBody(post));
+      const tried = round > 0 || target.counters.retries > before;
+      if (answer.status === 201) return { outcome: "created", id: post.id };
+      if (answer.status !== 409)
+        return { outcome: "failed", id: post.id, reason: detailOf(answer) };
+      const resolved = await resolveTaken(post, tried);
+      if (resolved) return /** @type {Result} */ (resolved);
+    }
+    return {
+      outcome: "failed",
+      id: post.id,
+      reason: "created and deleted again on the target, three times",
+    };
+  };
+
+  if (options.dryRun)
+    return { results: [...results, ...(await plan(source, target, clock))], target };
+
+  const bar = progress(source.posts.length, "posts");
+  try {
+    await pool(source.posts, options.concurrency, async (post) => {
+      results.push(await copyOne(post));
+      bar.tick();
+    });
+  } finally {
+    bar.end();
+  }
+  return { results, target };
+}
+
+/** What a copy would do, from the target's list: nothing is written. */
+async function plan(
+  /** @type {Source} */ source,
+  /** @type {ReturnType<typeof apiClient>} */ target,
+  /** @type {import("../zoned-time.mjs").ZonedClock} */ clock,
+) {
+  const there = await targetPosts(target);
+  return source.posts.map((post) => {
+    const shown = there.get(post.id);
+    if (!shown) return /** @type {Result} */ ({ outcome: "created", id: post.id });
+    const differ = differences(post, shown, clock);
+    return /** @type {Result} */ (
+      differ.length === 0
+        ? { outcome: "already there", id: post.id }
+        : {
+            outcome: "conflict",
+            id: post.id,
+            reason: `the target's post differs in ${differ.join(", ")}`,
+          }
+    );
+  });
+}
+
+/** The target's posts by id, from one list. */
+export async function targetPosts(/** @type {ReturnType<typeof apiClient>} */ target) {
+  const answer = await target.request("GET", "/api/post");
+  if (answer.status !== 200 || !Array.isArray(answer.body)) {
+    throw new Error(`The target ${target.root} answered GET /api/post with ${detailOf(answer)}`);
+  }
+  const byId = new Map();
+  for (const post of /** @type {Record<string, unknown>[]} */ (answer.body))
+    byId.set(post.id, post);
+  return byId;
+}
+
+/** Checks every source post on the target, field by field; returns the ids that do not match. */
+export async function verify(
+  /** @type {Source} */ source,
+  /** @type {ReturnType<typeof apiClient>} */ target,
+  /** @type {string} */ toZone,
+) {
+  const clock = clockOf(toZone);
+  const there = await targetPosts(target);
+  /** @type {{ id: number, reason: string }[]} */
+  const mismatched = [];
+  for (const post of source.posts) {
+    const shown = there.get(post.id);
+    const differ = shown ? differences(post, shown, clock) : ["every field: it is missing"];
+    if (differ.length > 0) mismatched.push({ id: post.id, reason: differ.join(", ") });
+  }
+  return mismatched;
+}

@@ -1,0 +1,515 @@
+// `npm run import` and `npm run export` end to end: the target is serverless-offline over
+// DynamoDB Local; the source is a server of the test's own that shows posts as the specification
+// does, in Europe/Paris, across both daylight saving changes.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { ZonedClock } from "../../scripts/lib/zoned-time.mjs";
+import { type Offline, startOffline } from "../helpers/offline.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const SOURCE_ZONE = "Europe/Paris";
+const paris = new ZonedClock(SOURCE_ZONE);
+const utc = new ZonedClock("UTC");
+
+/** A post as the tools read it: instants, or null. */
+interface Fixture {
+  id: number;
+  title: string;
+  content: string;
+  created_at: number | null;
+  updated_at: number | null;
+}
+
+/** Posts with every hard case, their ids starting at `base` with gaps. */
+function hardPosts(base: number): Fixture[] {
+  const at = (iso: string) => Date.parse(iso);
+  const post = (offset: number, title: string, created: number | null, updated: number | null) => ({
+    id: base + offset,
+    title,
+    content: `post ${base + offset}`,
+    created_at: created,
+    updated_at: updated,
+  });
+  return [
+    // 100 characters, the last an emoji (two UTF-16 units): exactly the limit.
+    post(1, `${"t".repeat(99)}🙂`, at("2024-01-15T11:00:00Z"), at("2024-01-15T11:00:00Z")),
+    {
+      ...post(3, 'quotes " and \\ backslashes', at("2024-02-01T08:00:00Z"), null),
+      content: "line 1\nline 2\tç日本語 🎉",
+    },
+    { ...post(4, "several KB", null, null), content: "é long text ".repeat(600) },
+    // Both sides of spring forward (31 March 2024, 02:00 → 03:00 in Paris).
+    post(10, "before spring forward", at("2024-03-31T00:30:00Z"), at("2024-03-31T00:59:59Z")),
+    post(11, "after spring forward", at("2024-03-31T01:30:00Z"), at("2024-03-31T01:30:00Z")),
+    // Fall-back (27 October 2024, 03:00 → 02:00): 00:30Z shows as 02:30, as does 01:30Z.
+    post(20, "in the repeated hour", at("2024-10-27T00:30:00Z"), at("2024-10-27T00:30:00Z")),
+    post(21, "after fall-back", at("2024-10-27T02:30:00Z"), at("2024-11-02T09:15:00Z")),
+    post(40, "null timestamps", null, null),
+  ];
+}
+
+/** Plain posts for the larger runs. */
+const manyPosts = (base: number, count: number): Fixture[] =>
+  Array.from({ length: count }, (_, i) => ({
+    id: base + 2 * i + 1,
+    title: `post ${i}`,
+    content: `content of post ${i}`,
+    created_at: Date.parse("2024-06-01T10:00:00Z") + i * 1000,
+    updated_at: Date.parse("2024-06-02T10:00:00Z") + i * 1000,
+  }));
+
+/** A post as the source service shows it: day-before-month local time in Europe/Paris. */
+const shownInParis = (post: Fixture) => ({
+  ...post,
+  created_at: post.created_at === null ? null : paris.show(post.created_at),
+  updated_at: post.updated_at === null ? null : paris.show(post.updated_at),
+});
+
+let offline: Offline;
+let sourceServer: Server;
+let sourceBase = "";
+/** The source's post sets, each served at `${sourceBase}/<name>/api/post`. */
+const sources = new Map<string, unknown[]>();
+let workDir = "";
+
+const listen = async (server: Server) => {
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${port}`;
+};
+const close = (server: Server | undefined) =>
+  new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+
+beforeAll(async () => {
+  offline = await startOffline({ label: "import" });
+  sourceServer = createServer((request, response) => {
+    const [, name, ...rest] = (request.url ?? "").split("/");
+    const posts = sources.get(name ?? "");
+    if (request.method !== "GET" || !posts || rest.join("/") !== "api/post") {
+      response.writeHead(404, { "content-type": "application/json" }).end('{"detail":"no"}');
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(posts));
+  });
+  sourceBase = await listen(sourceServer);
+  workDir = await mkdtemp(join(tmpdir(), "blog-import-"));
+});
+
+afterAll(async () => {
+  await close(sourceServer);
+  await offline?.stop();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+/** Serves `posts` as a source named `name`; returns its base URL. */
+function serveSource(name: string, posts: Fixture[]) {
+  sources.set(name, posts.map(shownInParis));
+  return `${sourceBase}/${name}`;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command of scripts/ to its end (at most 60 s), with no token in its environment. */
+function runTool(
+  script: "import" | "export",
+  args: string[],
+  started?: (child: ChildProcess) => void,
+) {
+  return new Promise<Run>((resolve, reject) => {
+    const env = { ...process.env };
+    delete env.API_TOKEN;
+    const child = spawn(process.execPath, [join(root, `scripts/${script}.mjs`), ...args], { env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    started?.(child);
+  });
+}
+
+const importFrom = (from: string, ...more: string[]) =>
+  runTool("import", [
+    "--from",
+    from,
+    "--from-time-zone",
+    SOURCE_ZONE,
+    "--to",
+    offline.baseUrl,
+    ...more,
+  ]);
+
+/** The target's posts, by id, as its list shows them. */
+async function targetPosts() {
+  const response = await fetch(`${offline.baseUrl}/api/post`);
+  const list = (await response.json()) as Record<string, unknown>[];
+  return new Map(list.map((post) => [post.id as number, post]));
+}
+
+/** Expects the target to hold exactly `posts` among the ids from `lowest` to `highest`. */
+async function expectTargetHolds(posts: Fixture[], lowest: number, highest: number) {
+  const there = await targetPosts();
+  const inRange = [...there.keys()].filter((id) => id >= lowest && id <= highest);
+  expect(inRange.sort((a, b) => a - b)).toEqual(posts.map((post) => post.id));
+  for (const post of posts) {
+    // serverless-offline runs in UTC: the instants, shown there.
+    expect(there.get(post.id)).toEqual({
+      id: post.id,
+      title: post.title,
+      content: post.content,
+      created_at: post.created_at === null ? null : utc.show(post.created_at),
+      updated_at: post.updated_at === null ? null : utc.show(post.updated_at),
+    });
+  }
+}
+
+describe("npm run import from a service", () => {
+  const posts = hardPosts(1000);
+  let from = "";
+  beforeAll(() => {
+    from = serveSource("full", posts);
+  });
+
+  it("copies every post with its id and instants, and verifies them", async () => {
+    const run = await importFrom(from);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(run.stdout).toContain(`created: ${posts.length}\n`);
+    expect(run.stdout).toContain("conflicts: 0\nfailed: 0\n");
+    expect(run.stdout).toContain("ambiguous local times (the earlier instant taken): 1 (ids 1020)");
+    expect(run.stdout).toContain(`verified ${posts.length} of ${posts.length}`);
+    expect(run.code).toBe(0);
+    await expectTargetHolds(posts, 1000, 1999);
+  });
+
+  it("creates nothing when run again", async () => {
+    const run = await importFrom(from);
+    expect(run.stdout).toContain(`created: 0\nalready there: ${posts.length}\n`);
+    expect(run.code).toBe(0);
+    await expectTargetHolds(posts, 1000, 1999);
+  });
+
+  it("reports a post changed on the target as a conflict and leaves it alone", async () => {
+    const changed = await fetch(`${offline.baseUrl}/api/post/1003`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: "changed on the target" }),
+    });
+    expect(changed.status).toBe(200);
+    const run = await importFrom(from);
+    expect(run.stdout).toContain("conflicts: 1\n");
+    expect(run.stdout).toMatch(/conflict #1003: the target's post differs in title, updated_at/);
+    expect(run.code).toBe(1);
+    expect((await targetPosts()).get(1003)?.title).toBe("changed on the target");
+  });
+
+  it("export, then import of the file, gives the same posts as the direct import", async () => {
+    const file = join(workDir, "export.json");
+    const exported = await runTool("export", [
+      "--from",
+      from,
+      "--from-time-zone",
+      SOURCE_ZONE,
+      "--out",
+      file,
+    ]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain(`exported ${posts.length} posts`);
+    const written = JSON.parse(await readFile(file, "utf8")) as {
+      source: string;
+      posts: Fixture[];
+    };
+    expect(written.source).toBe(from);
+    expect(written.posts.find((post) => post.id === 1020)?.created_at).toBe(
+      "2024-10-27T02:30:00+02:00",
+    );
+    expect(written.posts.find((post) => post.id === 1001)?.created_at).toBe(
+      "2024-01-15T12:00:00+01:00",
+    );
+    // Every post but the one changed above is found identical, instant for instant.
+    const run = await runTool("import", ["--from", file, "--to", offline.baseUrl]);
+    expect(run.stdout).toContain(`created: 0\nalready there: ${posts.length - 1}\nconflicts: 1\n`);
+    expect(run.stdout).toContain(`verified ${posts.length - 1} of ${posts.length}`);
+  });
+});
+
+describe("npm run import, interrupted and run again", () => {
+  it("ends as one uninterrupted run would, with no post twice", async () => {
+    const posts = manyPosts(2000, 300);
+    const from = serveSource("killed", posts);
+    const inRange = async () =>
+      [...(await targetPosts()).keys()].filter((id) => id >= 2000 && id < 3000).length;
+    let child: ChildProcess | undefined;
+    const killed = runTool(
+      "import",
+      [
+        "--from",
+        from,
+        "--from-time-zone",
+        SOURCE_ZONE,
+        "--to",
+        offline.baseUrl,
+        "--concurrency",
+        "2",
+      ],
+      (started) => (child = started),
+    );
+    const deadline = Date.now() + 30_000;
+    while ((await inRange()) < 20 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    child?.kill("SIGKILL");
+    const interrupted = await killed;
+    expect(interrupted.code).toBeNull(); // killed, not finished
+    const partial = await inRange();
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(posts.length);
+    const rerun = await importFrom(from);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain(`verified ${posts.length} of ${posts.length}`);
+    await expectTargetHolds(posts, 2000, 2999);
+  });
+});
+
+/** A proxy in front of the target that answers some requests itself. */
+async function proxy(intercept: (request: IncomingMessage, response: ServerResponse) => boolean) {
+  const server = createServer(async (request, response) => {
+    if (intercept(request, response)) return;
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const answer = await fetch(`${offline.baseUrl}${request.url}`, {
+      method: request.method,
+      headers: { "content-type": "application/json" },
+      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+    });
+    response.writeHead(answer.status, { "content-type": "application/json" });
+    response.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  return { server, url: await listen(server) };
+}
+
+describe("npm run import, a polite client", () => {
+  it("absorbs 429s with Retry-After, waiting as long as they ask", async () => {
+    const posts = manyPosts(3000, 12);
+    const from = serveSource("throttled", posts);
+    const refusedAt = new Map<string, number>();
+    const waits: number[] = [];
+    let refusals = 0;
+    const throttled = await proxy((request, response) => {
+      if (request.method !== "POST") return false;
+      // The first six creates are refused once each, asking for a one-second pause.
+      const key = String(refusals);
+      if (refusals < 6) {
+        refusals++;
+        refusedAt.set(key, Date.now());
+        response.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
+        response.end('{"message":"Too Many Requests"}');
+        return true;
+      }
+      if (refusedAt.size > 0 && waits.length === 0)
+        waits.push(Date.now() - Math.min(...refusedAt.values()));
+      return false;
+    });
+    try {
+      const run = await runTool("import", [
+        "--from",
+        from,
+        "--from-time-zone",
+        SOURCE_ZONE,
+        "--to",
+        throttled.url,
+        "--concurrency",
+        "3",
+      ]);
+      expect(refusals).toBe(6);
+      expect(run.stdout).toContain(`created: ${posts.length}\n`);
+      expect(run.stderr).toContain("(6 requests retried)");
+      expect(run.code).toBe(0);
+      expect(waits[0]).toBeGreaterThanOrEqual(950);
+      await expectTargetHolds(posts, 3000, 3999);
+    } finally {
+      await close(throttled.server);
+    }
+  });
+
+  it("reports a post the target refuses with its detail, and copies the rest", async () => {
+    const posts = manyPosts(4000, 5);
+    const invalid = { ...posts[2]!, title: "x".repeat(101) };
+    const from = serveSource("invalid", [...posts.slice(0, 2), invalid, ...posts.slice(3)]);
+    const run = await importFrom(from);
+    expect(run.stdout).toContain("created: 4\n");
+    expect(run.stdout).toContain(`failed #${invalid.id}: 400 title must be at most 100 characters`);
+    expect(run.stdout).toContain("verified 4 of 5");
+    expect(run.code).toBe(1);
+    await expectTargetHolds([...posts.slice(0, 2), ...posts.slice(3)], 4000, 4999);
+  });
+
+  it("fails a local time the source's zone skips, with the reason, and copies the rest", async () => {
+    const from = `${sourceBase}/skipped`;
+    sources.set("skipped", [
+      { id: 5001, title: "fine", content: "", created_at: "2024-31-03 01:30:00", updated_at: null },
+      {
+        id: 5002,
+        title: "never",
+        content: "",
+        created_at: "2024-31-03 02:30:00",
+        updated_at: null,
+      },
+    ]);
+    const run = await importFrom(from);
+    expect(run.stdout).toContain("created: 1\n");
+    expect(run.stdout).toContain(
+      "failed #5002: created_at 2024-31-03 02:30:00 does not exist in Europe/Paris (its clocks skip that hour)",
+    );
+    expect(run.code).toBe(1);
+    expect((await targetPosts()).has(5002)).toBe(false);
+  });
+
+  it("--dry-run says what it would do and writes nothing", async () => {
+    const posts = manyPosts(6000, 4);
+    const from = serveSource("dry", posts);
+    const run = await importFrom(from, "--dry-run");
+    expect(run.stdout).toContain("would create: 4\nalready there: 0\n");
+    expect(run.stdout).toContain("dry run: nothing was written");
+    expect(run.code).toBe(0);
+    await expectTargetHolds([], 6000, 6999);
+  });
+});
+
+describe("npm run import, bad input", () => {
+  /** The one line that says why the run stopped (after any progress lines), with exit code 2. */
+  const oneLine = (run: Run) => {
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines.filter((line) => line.startsWith("import: "))).toHaveLength(1);
+    return lines.at(-1);
+  };
+
+  it("a missing file", async () => {
+    const run = await runTool("import", ["--from", join(workDir, "nowhere.json")]);
+    expect(oneLine(run)).toMatch(/^import: Cannot read .*nowhere\.json: no such file$/);
+  });
+
+  it("invalid JSON", async () => {
+    const file = join(workDir, "broken.json");
+    await writeFile(file, "[{");
+    expect(oneLine(await runTool("import", ["--from", file]))).toMatch(
+      /broken\.json is not valid JSON/,
+    );
+  });
+
+  it("a post lacking fields, before anything is written", async () => {
+    const file = join(workDir, "lacking.json");
+    await writeFile(
+      file,
+      JSON.stringify([
+        { id: 7001, title: "t", content: "c", created_at: null, updated_at: null },
+        { id: 7002, title: "t" },
+      ]),
+    );
+    const run = await runTool("import", ["--from", file, "--to", offline.baseUrl]);
+    expect(oneLine(run)).toBe(
+      `import: Post 2 of ${file} (id 7002) lacks content, created_at, updated_at`,
+    );
+    expect((await targetPosts()).has(7001)).toBe(false);
+  });
+
+  it("an unknown time zone", async () => {
+    const run = await runTool("import", [
+      "--from",
+      `${sourceBase}/full`,
+      "--from-time-zone",
+      "Europe/Pariss",
+    ]);
+    expect(oneLine(run)).toBe(
+      'import: Unknown time zone "Europe/Pariss": use an IANA name such as Europe/Paris or UTC',
+    );
+  });
+
+  it("a source that answers no JSON", async () => {
+    const html = createServer((_request, response) => response.end("<html>hello</html>"));
+    const url = await listen(html);
+    try {
+      expect(oneLine(await runTool("import", ["--from", url]))).toMatch(
+        /and a body that is not JSON: is it a service of this API\?$/,
+      );
+    } finally {
+      await close(html);
+    }
+  });
+
+  it("a target that answers 401", async () => {
+    const from = serveSource("unauthorized", manyPosts(7100, 3));
+    const guarded = await proxy((request, response) => {
+      response
+        .writeHead(401, { "content-type": "application/json" })
+        .end('{"message":"Unauthorized"}');
+      return true;
+    });
+    try {
+      const run = await runTool("import", [
+        "--from",
+        from,
+        "--from-time-zone",
+        SOURCE_ZONE,
+        "--to",
+        guarded.url,
+      ]);
+      expect(oneLine(run)).toMatch(
+        /answered 401 to POST \/api\/post: it needs a token: pass --token T or set API_TOKEN$/,
+      );
+    } finally {
+      await close(guarded.server);
+    }
+  });
+
+  it("an unreachable target, after its retries", async () => {
+    const from = serveSource("unreachable", manyPosts(7200, 1));
+    const closedPort = await freePort();
+    const run = await runTool("import", ["--from", from, "--to", `http://127.0.0.1:${closedPort}`]);
+    expect(oneLine(run)).toMatch(
+      /^import: The target http:\/\/127\.0\.0\.1:\d+ cannot be reached: ECONNREFUSED$/,
+    );
+  }, 40_000);
+
+  it("--help names every flag and exits 0", async () => {
+    const run = await runTool("import", ["--help"]);
+    expect(run.code).toBe(0);
+    for (const flag of [
+      "--from",
+      "--to",
+      "--from-time-zone",
+      "--to-time-zone",
+      "--token",
+      "--concurrency",
+      "--dry-run",
+    ]) {
+      expect(run.stdout).toContain(flag);
+    }
+    const exported = await runTool("export", ["--help"]);
+    expect(exported.code).toBe(0);
+    for (const flag of ["--from", "--from-time-zone", "--out", "--token"])
+      expect(exported.stdout).toContain(flag);
+  });
+
+  it("an unknown flag", async () => {
+    expect(oneLine(await runTool("import", ["--form", "x"]))).toMatch(
+      /^import: Unknown option '--form'/,
+    );
+  });
+});

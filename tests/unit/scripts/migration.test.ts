@@ -1,0 +1,160 @@
+// Unit: the parts of `npm run import` and `npm run export` that need no service: local times of a
+// zone across daylight saving changes, ISO offsets, Retry-After and backoff, the identity check
+// behind "already there", and the progress report at a terminal and in a log.
+import { describe, expect, it } from "vitest";
+import { RETRY, backoffMs, retryAfterMs } from "../../../scripts/lib/migration/api-client.mjs";
+import { differences } from "../../../scripts/lib/migration/copy.mjs";
+import { progress } from "../../../scripts/lib/migration/progress.mjs";
+import { ZonedClock, isoWithOffset } from "../../../scripts/lib/zoned-time.mjs";
+
+const paris = new ZonedClock("Europe/Paris");
+const utc = (iso: string) => Date.parse(iso);
+
+describe("ZonedClock.instantsOf", () => {
+  it.each([
+    ["2024-15-01 12:00:00", ["2024-01-15T11:00:00Z"], "winter, UTC+1"],
+    ["2024-15-07 12:00:00", ["2024-07-15T10:00:00Z"], "summer, UTC+2"],
+    ["2024-31-03 01:59:59", ["2024-03-31T00:59:59Z"], "the last second before spring forward"],
+    ["2024-31-03 03:00:00", ["2024-03-31T01:00:00Z"], "the first second after it"],
+    ["2024-31-03 02:30:00", [], "the hour spring forward skips"],
+    [
+      "2024-27-10 02:30:00",
+      ["2024-10-27T00:30:00Z", "2024-10-27T01:30:00Z"],
+      "the hour fall-back repeats",
+    ],
+    ["2024-27-10 03:00:00", ["2024-10-27T02:00:00Z"], "after the repeated hour"],
+  ])("%s → %j (%s)", (text, expected) => {
+    expect(paris.instantsOf(text)).toEqual(expected.map(utc));
+  });
+
+  it.each([
+    "2024-31-04 12:00:00",
+    "2024-01-13 00:00:00",
+    "2024-01-01 24:00:00",
+    "2024-01-01T00:00:00Z",
+    "",
+  ])("refuses %j, which names no local time", (text) => {
+    expect(paris.instantsOf(text)).toBeUndefined();
+  });
+
+  it("reads the day before the month, and shows an instant the same way", () => {
+    expect(paris.show(utc("2024-03-05T23:30:00Z"))).toBe("2024-06-03 00:30:00");
+    expect(new ZonedClock("UTC").instantsOf("2024-06-03 00:30:00")).toEqual([
+      utc("2024-03-06T00:30:00Z"),
+    ]);
+  });
+
+  it("throws on an unknown zone", () => {
+    expect(() => new ZonedClock("Mars/Olympus")).toThrow(RangeError);
+  });
+});
+
+describe("isoWithOffset", () => {
+  it.each([
+    ["2024-01-15T11:00:00Z", "2024-01-15T12:00:00+01:00"],
+    ["2024-10-27T00:30:00Z", "2024-10-27T02:30:00+02:00"],
+    ["2024-10-27T01:30:00Z", "2024-10-27T02:30:00+01:00"],
+  ])("%s in Paris is %s, the same instant", (instant, expected) => {
+    expect(isoWithOffset(paris, utc(instant))).toBe(expected);
+    expect(Date.parse(expected)).toBe(utc(instant));
+  });
+
+  it("writes negative and half-hour offsets", () => {
+    expect(isoWithOffset(new ZonedClock("America/St_Johns"), utc("2024-01-15T12:00:00Z"))).toBe(
+      "2024-01-15T08:30:00-03:30",
+    );
+  });
+});
+
+describe("Retry-After and backoff", () => {
+  it.each([
+    ["2", 2000],
+    ["0", 0],
+    ["Wed, 21 Oct 2015 07:28:05 GMT", 5000],
+    ["soon", undefined],
+    [null, undefined],
+  ])("Retry-After %j waits %j ms", (header, expected) => {
+    expect(retryAfterMs(header, Date.parse("Wed, 21 Oct 2015 07:28:00 GMT"))).toBe(expected);
+  });
+
+  it("doubles its ceiling each attempt up to the maximum, jittered below it", () => {
+    expect(backoffMs(0, () => 1)).toBe(RETRY.baseDelayMs);
+    expect(backoffMs(3, () => 1)).toBe(RETRY.baseDelayMs * 8);
+    expect(backoffMs(30, () => 1)).toBe(RETRY.maxDelayMs);
+    expect(backoffMs(3, () => 0.5)).toBe(RETRY.baseDelayMs * 4);
+  });
+});
+
+describe("differences", () => {
+  const source = {
+    id: 1,
+    title: "t",
+    content: "c",
+    created_at: utc("2024-10-27T00:30:00.400Z"),
+    updated_at: null,
+  };
+  const shown = {
+    id: 1,
+    title: "t",
+    content: "c",
+    created_at: "2024-27-10 02:30:00",
+    updated_at: null,
+  };
+
+  it("finds none when the target shows the same post, to the second, in its zone", () => {
+    expect(differences(source, shown, paris)).toEqual([]);
+  });
+
+  it("names each field that differs", () => {
+    expect(
+      differences(
+        source,
+        {
+          ...shown,
+          title: "u",
+          created_at: "2024-27-10 02:30:01",
+          updated_at: "2024-01-01 00:00:00",
+        },
+        paris,
+      ),
+    ).toEqual(["title", "created_at", "updated_at"]);
+    expect(differences({ ...source, updated_at: 0 }, shown, paris)).toEqual(["updated_at"]);
+  });
+});
+
+describe("progress", () => {
+  const sink = () => {
+    const written: string[] = [];
+    return {
+      written,
+      stream: { write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream,
+    };
+  };
+
+  it("redraws a bar in place at a terminal, with the rate and the time left", () => {
+    let now = 0;
+    const { written, stream } = sink();
+    const bar = progress(4, "posts", { stream, now: () => now, interactive: true });
+    now = 1000;
+    bar.tick();
+    now = 2000;
+    bar.tick();
+    bar.end();
+    expect(written.at(-2)).toMatch(/^\r\x1b\[K\[█{15}░{15}\] 2\/4 posts, 1\.0\/s, ETA 2s$/);
+    expect(written.at(-1)).toBe("\n");
+  });
+
+  it("writes plain lines, at most one every few seconds, without a terminal", () => {
+    let now = 0;
+    const { written, stream } = sink();
+    const report = progress(100, "posts", { stream, now: () => now, interactive: false });
+    for (let i = 0; i < 100; i++) {
+      now += 100;
+      report.tick();
+    }
+    report.end();
+    expect(written.every((line) => line.endsWith("\n") && !line.includes("\r"))).toBe(true);
+    expect(written.length).toBeLessThanOrEqual(3);
+    expect(written.at(-1)).toBe("100/100 posts, 10/s\n");
+  });
+});
