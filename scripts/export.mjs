@@ -3,6 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { StopError } from "./lib/migration/api-client.mjs";
+import { readFlags, runCommand } from "./lib/migration/cli.mjs";
 import { isUrl, readSource } from "./lib/migration/source.mjs";
 
 const USAGE = `Usage: npm run export -- [options]
@@ -23,21 +24,19 @@ others written; 2 nothing written (bad option or zone, an unreachable service, a
 with one line saying why.`;
 
 function readOptions(/** @type {string[]} */ argv) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        from: { type: "string", default: "http://localhost:3000" },
-        "from-time-zone": { type: "string", default: "UTC" },
-        out: { type: "string" },
-        token: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }));
-  } catch (error) {
-    throw new StopError(`${/** @type {Error} */ (error).message} (see --help)`);
-  }
+  const values = readFlags(
+    () =>
+      parseArgs({
+        args: argv,
+        options: {
+          from: { type: "string", default: "http://localhost:3000" },
+          "from-time-zone": { type: "string", default: "UTC" },
+          out: { type: "string" },
+          token: { type: "string" },
+          help: { type: "boolean", short: "h", default: false },
+        },
+      }).values,
+  );
   if (values.help) return undefined;
   if (!isUrl(values.from)) throw new StopError(`--from must be an http(s) URL, not ${values.from}`);
   return {
@@ -81,10 +80,4 @@ async function main() {
   return source.failed.length === 0 ? 0 : 1;
 }
 
-try {
-  process.exitCode = await main();
-} catch (error) {
-  if (!(error instanceof StopError)) throw error;
-  console.error(`export: ${error.message}`);
-  process.exitCode = 2;
-}
+await runCommand("export", main);

@@ -2,6 +2,7 @@
 // this API with the same ids and instants; resumable by running it again. See docs/migrating.md.
 import { parseArgs } from "node:util";
 import { StopError } from "./lib/migration/api-client.mjs";
+import { readFlags, runCommand } from "./lib/migration/cli.mjs";
 import { copyPosts, verify } from "./lib/migration/copy.mjs";
 import { isUrl, readSource } from "./lib/migration/source.mjs";
 
@@ -32,24 +33,22 @@ unreachable service), with one line saying why; 130 interrupted.`;
 
 /** Reads the command line; a StopError for anything wrong with it. */
 function readOptions(/** @type {string[]} */ argv) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        from: { type: "string" },
-        to: { type: "string", default: "http://localhost:3000" },
-        "from-time-zone": { type: "string", default: "UTC" },
-        "to-time-zone": { type: "string", default: "UTC" },
-        token: { type: "string" },
-        concurrency: { type: "string", default: "8" },
-        "dry-run": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }));
-  } catch (error) {
-    throw new StopError(`${/** @type {Error} */ (error).message} (see --help)`);
-  }
+  const values = readFlags(
+    () =>
+      parseArgs({
+        args: argv,
+        options: {
+          from: { type: "string" },
+          to: { type: "string", default: "http://localhost:3000" },
+          "from-time-zone": { type: "string", default: "UTC" },
+          "to-time-zone": { type: "string", default: "UTC" },
+          token: { type: "string" },
+          concurrency: { type: "string", default: "8" },
+          "dry-run": { type: "boolean", default: false },
+          help: { type: "boolean", short: "h", default: false },
+        },
+      }).values,
+  );
   if (values.help) return undefined;
   if (!values.from) throw new StopError("--from URL|FILE is required (see --help)");
   const concurrency = Number(values.concurrency);
@@ -123,10 +122,4 @@ process.once("SIGINT", () => {
   console.error("\ninterrupted: run the same command again to finish the copy");
   process.exit(130);
 });
-try {
-  process.exitCode = await main();
-} catch (error) {
-  if (!(error instanceof StopError)) throw error;
-  console.error(`import: ${error.message}`);
-  process.exitCode = 2;
-}
+await runCommand("import", main);

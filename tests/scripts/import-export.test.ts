@@ -143,16 +143,10 @@ function runTool(
   });
 }
 
-const importFrom = (from: string, ...more: string[]) =>
-  runTool("import", [
-    "--from",
-    from,
-    "--from-time-zone",
-    SOURCE_ZONE,
-    "--to",
-    offline.baseUrl,
-    ...more,
-  ]);
+/** Imports from `from` (shown in Europe/Paris) into `to`, by default the test's target. */
+const importInto = (to: string, from: string, ...more: string[]) =>
+  runTool("import", ["--from", from, "--from-time-zone", SOURCE_ZONE, "--to", to, ...more]);
+const importFrom = (from: string, ...more: string[]) => importInto(offline.baseUrl, from, ...more);
 
 /** The target's posts, by id, as its list shows them. */
 async function targetPosts() {
@@ -324,16 +318,7 @@ describe("npm run import, a polite client", () => {
       return false;
     });
     try {
-      const run = await runTool("import", [
-        "--from",
-        from,
-        "--from-time-zone",
-        SOURCE_ZONE,
-        "--to",
-        throttled.url,
-        "--concurrency",
-        "3",
-      ]);
+      const run = await importInto(throttled.url, from, "--concurrency", "3");
       expect(refusals).toBe(6);
       expect(run.stdout).toContain(`created: ${posts.length}\n`);
       expect(run.stderr).toContain("(6 requests retried)");
@@ -462,14 +447,7 @@ describe("npm run import, bad input", () => {
       return true;
     });
     try {
-      const run = await runTool("import", [
-        "--from",
-        from,
-        "--from-time-zone",
-        SOURCE_ZONE,
-        "--to",
-        guarded.url,
-      ]);
+      const run = await importInto(guarded.url, from);
       expect(oneLine(run)).toMatch(
         /answered 401 to POST \/api\/post: it needs a token: pass --token T or set API_TOKEN$/,
       );
