@@ -78,7 +78,7 @@ export const listCache = {
     const listed = () => expectStatus(list, event);
 
     log("list cache: warm lists, and the DynamoDB calls each makes");
-    await listed(); // the miss that fills the cache
+    await listed(); // the first list: its body was built at init, as on a new instance
     const warm = /** @type {number[]} */ ([]);
     await rounds(COUNTS.warmLists, BUDGET_MS.warm, [0], async () => {
       warm.push(await timed(listed));

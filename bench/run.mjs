@@ -8,7 +8,7 @@ import * as esbuild from "esbuild";
 import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
 import { SetupError, requireJava } from "../scripts/lib/setup-checks.mjs";
 import { buildBundles, bundleRows, withoutPluginsNote } from "./bundles.mjs";
-import { coldStart } from "./cold-start.mjs";
+import { coldStart, firstInvokeRows } from "./cold-start.mjs";
 import { LIMITS, benchDir, importFloor, prepareTables, staging } from "./context.mjs";
 import { list } from "./list.mjs";
 import { listCache } from "./list-cache.mjs";
@@ -82,6 +82,8 @@ try {
       results[key] = await section.measure(ctx);
       rows.push(...section.rows(results[key]));
     }
+    // @ts-expect-error: each section's result has its own shape
+    rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
   } finally {
     floor.destroy();
   }

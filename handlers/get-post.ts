@@ -1,9 +1,11 @@
-// Lambda entry for GET /api/post/{post_pk}: wired once per instance, at cold start.
+// Lambda entry for GET /api/post/{post_pk}: wired once per instance, at init.
 import { readConfig } from "../lib/app/config.js";
 import { getPost } from "../lib/http/routes.js";
-import { buildRuntime } from "../lib/app/runtime.js";
+import { buildRuntime, warmUp } from "../lib/app/runtime.js";
 
-const { posts, logger } = buildRuntime(readConfig());
+const runtime = buildRuntime(readConfig());
+// One small read at init: credentials, endpoint and connection ready before the first request.
+await warmUp(runtime, (posts, signal) => posts.warmUp(signal));
 
 /** The function Lambda invokes. */
-export const handler = getPost(posts, logger);
+export const handler = getPost(runtime.posts, runtime.logger);

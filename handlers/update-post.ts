@@ -1,9 +1,11 @@
-// Lambda entry for PUT /api/post/{post_pk}: wired once per instance, at cold start.
+// Lambda entry for PUT /api/post/{post_pk}: wired once per instance, at init.
 import { readConfig } from "../lib/app/config.js";
 import { updatePost } from "../lib/http/routes.js";
-import { buildRuntime } from "../lib/app/runtime.js";
+import { buildRuntime, warmUp } from "../lib/app/runtime.js";
 
-const { posts, logger } = buildRuntime(readConfig());
+const runtime = buildRuntime(readConfig());
+// One small read at init: credentials, endpoint and connection ready before the first request.
+await warmUp(runtime, (posts, signal) => posts.warmUp(signal));
 
 /** The function Lambda invokes. */
-export const handler = updatePost(posts, logger);
+export const handler = updatePost(runtime.posts, runtime.logger);

@@ -1,4 +1,5 @@
-// The composition root: the logger and repository one Lambda instance shares, built once.
+// The composition root: the logger and repository one Lambda instance shares, built once, and
+// the first request's work done while the instance initializes.
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type Logger, createLogger } from "../http/logger.js";
 import type { PostRepository } from "../posts/repository.js";
@@ -12,6 +13,12 @@ export interface Runtime {
   posts: PostRepository;
 }
 
+/**
+ * How long init may spend on the first request's work. Lambda allows 10 s of init; a list of a
+ * table too large to Scan in this time is left to the first request, as before.
+ */
+export const INIT_WORK_BUDGET_MS = 2_000;
+
 /** The DynamoDB repository a configuration names, over `client`. */
 export function dynamoRepository(config: Config, client: DynamoDBDocumentClient) {
   return new DynamoPostRepository(client, config.tableName, {
@@ -24,4 +31,41 @@ export function dynamoRepository(config: Config, client: DynamoDBDocumentClient)
 export function buildRuntime(config: Config): Runtime {
   const posts = dynamoRepository(config, createDocumentClient(config));
   return { logger: createLogger(config.logLevel, config.serviceName), posts };
+}
+
+/**
+ * Does a first request's storage work during init (Lambda runs init at full speed, often before
+ * any request arrives), so the first invoke costs about what a warm one does. It never fails and
+ * never outlasts `budgetMs`: whatever goes wrong is one log line, and the first request then does
+ * the work itself, exactly as without this step.
+ */
+export async function warmUp(
+  { posts, logger }: Runtime,
+  work: (posts: PostRepository, signal: AbortSignal) => Promise<unknown>,
+  budgetMs = INIT_WORK_BUDGET_MS,
+): Promise<void> {
+  const started = performance.now();
+  const budget = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  // The signal cancels the SDK's call; the race ends init even if something ignored the signal.
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`init work took over ${budgetMs} ms`);
+      error.name = "TimeoutError";
+      budget.abort(error);
+      reject(error);
+    }, budgetMs);
+  });
+  try {
+    await Promise.race([work(posts, budget.signal), late]);
+  } catch (failure) {
+    const error = failure instanceof Error ? failure : new Error(String(failure));
+    const cause = error.cause instanceof Error ? error.cause : error;
+    logger.error("init work failed; the first request will do it", {
+      durationMs: Math.round(performance.now() - started),
+      error: { name: cause.name, message: cause.message },
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -29,4 +29,9 @@ export interface PostRepository {
   update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post>;
   /** Deletes the post if there is one. */
   delete(id: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * One small read through the same client and pipeline the requests use, so that credentials,
+   * the endpoint and the connection are ready before the first request. Never writes.
+   */
+  warmUp(signal?: AbortSignal): Promise<void>;
 }

@@ -10,7 +10,7 @@ import { ID_TAKEN, IdAllocator } from "./id-allocator.js";
 import { IdempotencyKeyTable } from "./idempotency-key-table.js";
 import { IdempotentCreate } from "./idempotent-create.js";
 import { ListCache } from "./list-cache.js";
-import { PostsTable } from "./posts-table.js";
+import { COUNTER_ID, PostsTable } from "./posts-table.js";
 import { Sender } from "./sender.js";
 
 /**
@@ -74,6 +74,11 @@ export class DynamoPostRepository implements PostRepository {
     const post = await this.table.update(id, changes, signal);
     await this.marker.advance(signal);
     return post;
+  }
+
+  async warmUp(signal?: AbortSignal): Promise<void> {
+    // The counter's item: a read every role may make (docs/deploying.md), of one small item.
+    await this.table.get(COUNTER_ID, signal);
   }
 
   async delete(id: number, signal?: AbortSignal): Promise<void> {

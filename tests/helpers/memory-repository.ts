@@ -24,6 +24,8 @@ export class InMemoryPostRepository implements PostRepository {
 
   constructor(private readonly options: { idempotency?: boolean } = {}) {}
 
+  async warmUp(): Promise<void> {}
+
   /** Every stored post, as a deep copy to compare before and after a call. */
   snapshot(): Post[] {
     return structuredClone([...this.posts.values()]);

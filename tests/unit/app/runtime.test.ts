@@ -1,7 +1,11 @@
 // Unit: the composition root builds an instance's logger and DynamoDB repository from a
-// configuration, without touching the network.
+// configuration, without touching the network; the init step never fails and never outlasts its
+// budget (on DynamoDB Local: tests/integration/init-work.test.ts).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { buildRuntime } from "../../../lib/app/runtime.js";
+import { INIT_WORK_BUDGET_MS, buildRuntime, warmUp } from "../../../lib/app/runtime.js";
+import { StorageError } from "../../../lib/posts/errors.js";
+import { recordingLogger } from "../../helpers/handlers.js";
+import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 import { DynamoPostRepository } from "../../../lib/storage/dynamo-repository.js";
 
 const config = {
@@ -31,5 +35,86 @@ describe("buildRuntime", () => {
       message: "hello",
       service: "blog-under-test",
     });
+  });
+});
+
+describe("warmUp", () => {
+  const runtimeOver = () => {
+    const { logger, lines } = recordingLogger();
+    return { runtime: { logger, posts: new InMemoryPostRepository() }, lines };
+  };
+
+  it("runs the work over the instance's repository and is quiet when it succeeds", async () => {
+    const { runtime, lines } = runtimeOver();
+    const seen: unknown[] = [];
+    await warmUp(runtime, async (posts, signal) => seen.push(posts, signal.aborted));
+    expect(seen).toEqual([runtime.posts, false]);
+    expect(lines).toEqual([]);
+  });
+
+  it("turns a failure into one error line naming its cause, and resolves", async () => {
+    const { runtime, lines } = runtimeOver();
+    const failure = new StorageError("AccessDeniedException: not allowed", {
+      cause: Object.assign(new Error("not allowed"), { name: "AccessDeniedException" }),
+    });
+    await expect(warmUp(runtime, () => Promise.reject(failure))).resolves.toBeUndefined();
+    expect(lines).toEqual([
+      {
+        level: "error",
+        message: "init work failed; the first request will do it",
+        fields: {
+          durationMs: expect.any(Number),
+          error: { name: "AccessDeniedException", message: "not allowed" },
+        },
+      },
+    ]);
+  });
+
+  it("logs a thrown value that is not an Error too", async () => {
+    const { runtime, lines } = runtimeOver();
+    await warmUp(runtime, () => Promise.reject("down"));
+    expect(lines[0]?.fields?.error).toEqual({ name: "Error", message: "down" });
+  });
+
+  it("gives up at its budget, aborting the work's signal, even if the work never ends", async () => {
+    const { runtime, lines } = runtimeOver();
+    let signal: AbortSignal | undefined;
+    const started = performance.now();
+    await warmUp(runtime, (_posts, given) => ((signal = given), new Promise(() => {})), 50);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(signal?.aborted).toBe(true);
+    expect(lines[0]?.fields?.error).toEqual({
+      name: "TimeoutError",
+      message: "init work took over 50 ms",
+    });
+  });
+
+  it("leaves no timer behind when the work ends first", async () => {
+    vi.useFakeTimers();
+    try {
+      await warmUp(runtimeOver().runtime, async () => undefined);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("gives up after 2 s by default", async () => {
+    vi.useFakeTimers();
+    try {
+      let ended = false;
+      const done = warmUp(runtimeOver().runtime, () => new Promise(() => {})).then(
+        () => (ended = true),
+      );
+      await vi.advanceTimersByTimeAsync(INIT_WORK_BUDGET_MS - 1);
+      expect(ended).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await done;
+      expect(ended).toBe(true);
+      expect(INIT_WORK_BUDGET_MS).toBe(2_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -3,6 +3,7 @@
 import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { describe, expect, it } from "vitest";
+import { prepareList } from "../../../lib/http/routes.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 import { handlersOver } from "../../helpers/handlers.js";
 import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
@@ -156,5 +157,24 @@ describe("each operation's answer", () => {
       body: { detail: `Blog post #${id} deleted` },
     });
     expect(posts.snapshot()).toEqual([]);
+  });
+});
+
+describe("prepareList, the list's work at init", () => {
+  it("reads the list once, and the first list answers the same body, gzipped", async () => {
+    const posts = new InMemoryPostRepository();
+    for (let i = 0; i < 30; i++) await posts.create({ title: `t${i}`, content: "c".repeat(100) });
+    let reads = 0;
+    const counted = Object.assign(Object.create(posts), {
+      listJson: () => (reads++, posts.listJson()),
+    }) as InMemoryPostRepository;
+    await prepareList(counted, new AbortController().signal);
+    expect(reads).toBe(1);
+    const answer = (await handlersOver(counted).list(
+      apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
+    )) as APIGatewayProxyStructuredResultV2;
+    expect(answer.isBase64Encoded).toBe(true);
+    const listed = JSON.parse(gunzipSync(Buffer.from(answer.body ?? "", "base64")).toString());
+    expect(listed).toHaveLength(30);
   });
 });
