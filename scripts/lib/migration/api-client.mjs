@@ -49,8 +49,11 @@ export function apiClient(
   /** @type {Counters} */
   const counters = { retries: 0 };
 
-  /** One request, retried while the answer is transient; the last answer or error otherwise. */
-  async function request(
+  /**
+   * One request, retried while the answer is transient; the last response, its body unread. A
+   * 401 or 403, or a service that cannot be reached, is a StopError.
+   */
+  async function send(
     /** @type {string} */ method,
     /** @type {string} */ path,
     /** @type {unknown} */ body = undefined,
@@ -95,12 +98,23 @@ export function apiClient(
               : "it needs a token: pass --token T or set API_TOKEN"),
         );
       }
-      return {
-        status: response.status,
-        body: await readJson(response, method, url),
-        headers: response.headers,
-      };
+      return response;
     }
+  }
+
+  /** One request, retried as `send` does, its answer's body read as JSON. */
+  async function request(
+    /** @type {string} */ method,
+    /** @type {string} */ path,
+    /** @type {unknown} */ body = undefined,
+  ) {
+    const response = await send(method, path, body);
+    const url = `${root}${path}`;
+    return {
+      status: response.status,
+      body: await readJson(response, method, url),
+      headers: response.headers,
+    };
   }
 
   /** Reads a JSON body; a non-JSON answer means this is not a service of this API. */
@@ -121,7 +135,7 @@ export function apiClient(
     }
   }
 
-  return { root, counters, request };
+  return { root, counters, send, request, readJson };
 }
 
 /** One line for a fetch failure: the cause's code (ECONNREFUSED …) when there is one. */

@@ -1,6 +1,7 @@
 // Copying posts into a service of this API: each one created with its own id and timestamps, a
 // 409 resolved by reading the post that is there, then every post checked on the target.
-import { apiClient, detailOf } from "./api-client.mjs";
+import { JSONParser } from "@streamparser/json";
+import { StopError, apiClient, detailOf } from "./api-client.mjs";
 import { clockOf } from "./source.mjs";
 import { progress } from "./progress.mjs";
 
@@ -138,33 +139,56 @@ async function plan(
   /** @type {ReturnType<typeof apiClient>} */ target,
   /** @type {import("../zoned-time.mjs").ZonedClock} */ clock,
 ) {
-  const there = await targetPosts(target);
-  return source.posts.map((post) => {
-    const shown = there.get(post.id);
-    if (!shown) return /** @type {Result} */ ({ outcome: "created", id: post.id });
+  const bySourceId = new Map(source.posts.map((post) => [post.id, post]));
+  /** @type {Map<number, Result>} */
+  const found = new Map();
+  await forEachTargetPost(target, (shown) => {
+    const post = bySourceId.get(/** @type {number} */ (shown.id));
+    if (!post) return;
     const differ = differences(post, shown, clock);
-    return /** @type {Result} */ (
+    found.set(
+      post.id,
       differ.length === 0
         ? { outcome: "already there", id: post.id }
         : {
             outcome: "conflict",
             id: post.id,
             reason: `the target's post differs in ${differ.join(", ")}`,
-          }
+          },
     );
   });
+  return source.posts.map(
+    (post) => found.get(post.id) ?? /** @type {Result} */ ({ outcome: "created", id: post.id }),
+  );
 }
 
-/** The target's posts by id, from one list. */
-export async function targetPosts(/** @type {ReturnType<typeof apiClient>} */ target) {
-  const answer = await target.request("GET", "/api/post");
-  if (answer.status !== 200 || !Array.isArray(answer.body)) {
-    throw new Error(`The target ${target.root} answered GET /api/post with ${detailOf(answer)}`);
+/**
+ * Hands `visit` each post of the target's list as the list streams in, so that a target far
+ * larger than the source is never held whole: memory stays bounded by the source.
+ */
+export async function forEachTargetPost(
+  /** @type {ReturnType<typeof apiClient>} */ target,
+  /** @type {(post: Record<string, unknown>) => void} */ visit,
+) {
+  const response = await target.send("GET", "/api/post");
+  const where = `The target ${target.root} answered GET /api/post`;
+  if (response.status !== 200 || !response.body) {
+    const body = await target.readJson(response, "GET", `${target.root}/api/post`);
+    throw new StopError(
+      `${where} with ${detailOf({ status: response.status, body, headers: response.headers })}`,
+    );
   }
-  const byId = new Map();
-  for (const post of /** @type {Record<string, unknown>[]} */ (answer.body))
-    byId.set(post.id, post);
-  return byId;
+  const parser = new JSONParser({ paths: ["$.*"], keepStack: false });
+  parser.onValue = ({ value }) => visit(/** @type {Record<string, unknown>} */ (value));
+  try {
+    for await (const chunk of response.body) parser.write(chunk);
+    // A complete array ends the parser by itself; a body cut short is ended here, and refused.
+    if (!parser.isEnded) parser.end();
+  } catch (error) {
+    throw new StopError(
+      `${where} with a body that is not a JSON list (${/** @type {Error} */ (error).message})`,
+    );
+  }
 }
 
 /** Checks every source post on the target, field by field; returns the ids that do not match. */
@@ -174,13 +198,21 @@ export async function verify(
   /** @type {string} */ toZone,
 ) {
   const clock = clockOf(toZone);
-  const there = await targetPosts(target);
-  /** @type {{ id: number, reason: string }[]} */
-  const mismatched = [];
-  for (const post of source.posts) {
-    const shown = there.get(post.id);
-    const differ = shown ? differences(post, shown, clock) : ["every field: it is missing"];
-    if (differ.length > 0) mismatched.push({ id: post.id, reason: differ.join(", ") });
-  }
-  return mismatched;
+  const bySourceId = new Map(source.posts.map((post) => [post.id, post]));
+  /** @type {Map<number, string[]>} */
+  const differing = new Map();
+  const seen = new Set();
+  await forEachTargetPost(target, (shown) => {
+    const post = bySourceId.get(/** @type {number} */ (shown.id));
+    if (!post) return;
+    seen.add(post.id);
+    const differ = differences(post, shown, clock);
+    if (differ.length > 0) differing.set(post.id, differ);
+  });
+  return source.posts
+    .map((post) => ({
+      id: post.id,
+      reason: seen.has(post.id) ? differing.get(post.id)?.join(", ") : "every field: it is missing",
+    }))
+    .filter((m) => m.reason !== undefined);
 }
