@@ -2,8 +2,15 @@
 // configuration, without touching the network; the init step never fails and never outlasts its
 // budget (on DynamoDB Local: tests/integration/init-work.test.ts).
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { INIT_WORK_BUDGET_MS, buildRuntime, warmUp } from "../../../lib/app/runtime.js";
-import { StorageError } from "../../../lib/posts/errors.js";
+import { mockClient } from "aws-sdk-client-mock";
+import {
+  INIT_WORK_BUDGET_MS,
+  buildRuntime,
+  dynamoRepository,
+  warmUp,
+} from "../../../lib/app/runtime.js";
+import { IdempotencyError, StorageError } from "../../../lib/posts/errors.js";
+import { createDocumentClient } from "../../../lib/storage/client.js";
 import { recordingLogger } from "../../helpers/handlers.js";
 import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 import { DynamoPostRepository } from "../../../lib/storage/dynamo-repository.js";
@@ -19,6 +26,22 @@ const config = {
 } as const;
 
 afterEach(() => vi.restoreAllMocks());
+
+describe("dynamoRepository", () => {
+  it("wires the Idempotency-Key table when one is named, and turns the header away when not", async () => {
+    const input = { title: "t", content: "c" };
+    const request = { key: "k", fingerprint: "f" };
+    const withKeys = createDocumentClient(config);
+    // Any call that reaches the client fails: a create with a key got as far as storage.
+    mockClient(withKeys).onAnyCommand().rejects(new Error("reached storage"));
+    const keyed = dynamoRepository({ ...config, idempotencyTableName: "keys" }, withKeys);
+    await expect(keyed.createOnce(input, request)).rejects.toThrow(
+      "DB ERROR: Error: reached storage",
+    );
+    const unkeyed = dynamoRepository(config, createDocumentClient(config));
+    await expect(unkeyed.createOnce(input, request)).rejects.toThrow(IdempotencyError);
+  });
+});
 
 describe("buildRuntime", () => {
   it("wires the DynamoDB repository behind the interface", () => {
@@ -68,6 +91,9 @@ describe("warmUp", () => {
         },
       },
     ]);
+    const durationMs = lines[0]?.fields?.durationMs as number;
+    expect(durationMs).toBeGreaterThanOrEqual(0);
+    expect(durationMs).toBeLessThan(1_000);
   });
 
   it("logs a thrown value that is not an Error too", async () => {

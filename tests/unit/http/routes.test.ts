@@ -161,6 +161,10 @@ describe("each operation's answer", () => {
 });
 
 describe("prepareList, the list's work at init", () => {
+  const gzipped = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+  const unzip = (answer: APIGatewayProxyStructuredResultV2) =>
+    gunzipSync(Buffer.from(answer.body ?? "", "base64")).toString();
+
   it("reads the list once, and the first list answers the same body, gzipped", async () => {
     const posts = new InMemoryPostRepository();
     for (let i = 0; i < 30; i++) await posts.create({ title: `t${i}`, content: "c".repeat(100) });
@@ -170,11 +174,22 @@ describe("prepareList, the list's work at init", () => {
     }) as InMemoryPostRepository;
     await prepareList(counted, new AbortController().signal);
     expect(reads).toBe(1);
-    const answer = (await handlersOver(counted).list(
-      apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
-    )) as APIGatewayProxyStructuredResultV2;
+    const answer = (await handlersOver(counted).list(gzipped)) as APIGatewayProxyStructuredResultV2;
     expect(answer.isBase64Encoded).toBe(true);
-    const listed = JSON.parse(gunzipSync(Buffer.from(answer.body ?? "", "base64")).toString());
-    expect(listed).toHaveLength(30);
+    expect(JSON.parse(unzip(answer))).toHaveLength(30);
+  });
+
+  it("compresses the list at init, so the first list sends the gzip made then", async () => {
+    // Two bodies under one (forged) tag: the answer shows which one was compressed, and when.
+    const bodies = ["first", "second"].map((title) =>
+      JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ id, title }))),
+    );
+    let call = 0;
+    const posts = Object.assign(new InMemoryPostRepository(), {
+      listJson: async () => ({ json: bodies[call++] ?? "", etag: '"prepared-at-init"' }),
+    });
+    await prepareList(posts, new AbortController().signal);
+    const answer = (await handlersOver(posts).list(gzipped)) as APIGatewayProxyStructuredResultV2;
+    expect(unzip(answer)).toBe(bodies[0]);
   });
 });
