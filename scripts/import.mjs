@@ -69,6 +69,12 @@ function readOptions(/** @type {string[]} */ argv) {
   };
 }
 
+/** Up to ten ids, for a summary line; the rest counted. */
+const idList = (/** @type {number[]} */ ids) =>
+  ids.length === 0
+    ? ""
+    : ` (ids ${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ` and ${ids.length - 10} more` : ""})`;
+
 /** The summary's lines, and whether every post landed. */
 function summarize(
   /** @type {import("./lib/migration/copy.mjs").Result[]} */ results,
@@ -87,7 +93,7 @@ function summarize(
     `already there: ${there?.length}`,
     `conflicts: ${conflicts?.length}`,
     `failed: ${failed?.length}`,
-    `ambiguous local times (the earlier instant taken): ${ambiguous.length}${ambiguous.length ? ` (ids ${ambiguous.join(", ")})` : ""}`,
+    `ambiguous local times (the earlier instant taken): ${ambiguous.length}${idList(ambiguous)}`,
   ];
   for (const r of [...(conflicts ?? []), ...(failed ?? [])].sort((a, b) => a.id - b.id)) {
     lines.push(`  ${r.outcome} #${r.id}: ${r.reason}`);
