@@ -14,7 +14,7 @@ function openWritesProblem(env = process.env) {
   return (
     "AUTH_ISSUER_URL is not set, so anyone on the internet could create, change and delete " +
     "every post. Either set AUTH_ISSUER_URL and AUTH_AUDIENCE to require a JWT for POST, PUT " +
-    "and DELETE (see the README's Security section), or set ALLOW_ANONYMOUS_WRITES=true to " +
+    "and DELETE (see docs/security.md), or set ALLOW_ANONYMOUS_WRITES=true to " +
     "deploy with open writes on purpose."
   );
 }

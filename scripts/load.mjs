@@ -91,7 +91,7 @@ async function startOwnApi() {
 
 const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
 
-/** One paragraph a person can read, and the README quotes. */
+/** One paragraph a person can read, as docs/performance.md quotes it. */
 export function describeLoad(/** @type {Awaited<ReturnType<typeof runLoad>>} */ run, mix = "") {
   const { result, rss } = run;
   const lines = [

@@ -1,4 +1,4 @@
-// Fuzz oracle: an independent model of what the rulings and the README's documented decisions
+// Fuzz oracle: an independent model of what the rulings and the documented decisions (docs/api.md)
 // ask, so a handler's answer to any generated request can be judged without reusing the code
 // under test. Every request has one expected outcome; where several rules are broken at once,
 // any of their statuses is accepted, since the order of the checks is not documented.
