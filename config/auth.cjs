@@ -1,25 +1,67 @@
 // Who may call the API: an optional JWT authorizer (API Gateway's own) on the write routes, or
 // on every route with AUTH_READS=true. Read by serverless.yml, so `npm start`, the tests and a
-// deployment all see the same rules. Unset AUTH_ISSUER_URL: no authorizer anywhere.
+// deployment all see the same rules. The tokens come from an issuer you name (AUTH_ISSUER_URL)
+// or from the stage's own Cognito user pool (AUTH_USER_POOL=true, config/user-pool.cjs).
+// Neither set: no authorizer anywhere.
 const AUTHORIZER = "jwt";
 
-/** The JWT settings from the environment, or undefined when authorization is off. */
-function readAuth(env = process.env) {
-  const issuerUrl = (env.AUTH_ISSUER_URL ?? "").trim();
-  if (!issuerUrl) return undefined;
-  const audience = (env.AUTH_AUDIENCE ?? "")
+/** The resource server and scope of the stage's own pool: its tokens carry `blog/write`. */
+const POOL_SCOPE = { resourceServer: "blog", name: "write" };
+const POOL_WRITE_SCOPE = `${POOL_SCOPE.resourceServer}/${POOL_SCOPE.name}`;
+
+/** A true/false setting; unset is false. */
+function readBoolean(env, name) {
+  const raw = (env[name] ?? "false").trim();
+  if (raw !== "true" && raw !== "false") {
+    throw new Error(`${name} must be true or false, not ${JSON.stringify(raw)}`);
+  }
+  return raw === "true";
+}
+
+/** A comma-separated list setting, without blanks. */
+function readList(env, name) {
+  return (env[name] ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
+}
+
+/**
+ * The JWT settings from the environment, or undefined when authorization is off. With the pool,
+ * `issuerUrl` and the first audience are CloudFormation references to the pool and its client.
+ */
+function readAuth(env = process.env) {
+  const issuerUrl = (env.AUTH_ISSUER_URL ?? "").trim();
+  const userPool = readBoolean(env, "AUTH_USER_POOL");
+  if (userPool && issuerUrl) {
+    throw new Error(
+      "AUTH_USER_POOL=true and AUTH_ISSUER_URL both name who issues the tokens: set one, " +
+        "AUTH_USER_POOL=true for the stage's own Cognito user pool or AUTH_ISSUER_URL for an issuer you run",
+    );
+  }
+  if (!userPool && !issuerUrl) return undefined;
+  const reads = readBoolean(env, "AUTH_READS");
+  const audience = readList(env, "AUTH_AUDIENCE");
+  if (userPool) {
+    if ((env.AUTH_WRITE_SCOPE ?? "").trim()) {
+      throw new Error(
+        `AUTH_WRITE_SCOPE does not apply with AUTH_USER_POOL=true: the pool's write scope is ${POOL_WRITE_SCOPE}`,
+      );
+    }
+    return {
+      issuerUrl: { "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}" },
+      // The stage's machine client, then any other clients AUTH_AUDIENCE adds (people's apps).
+      audience: [{ Ref: "UserPoolWriterClient" }, ...audience],
+      writeScope: POOL_WRITE_SCOPE,
+      reads,
+      userPool: true,
+    };
+  }
   if (audience.length === 0) {
     throw new Error("AUTH_AUDIENCE must name at least one audience when AUTH_ISSUER_URL is set");
   }
-  const reads = env.AUTH_READS ?? "false";
-  if (reads !== "true" && reads !== "false") {
-    throw new Error(`AUTH_READS must be true or false, not ${reads}`);
-  }
   const writeScope = (env.AUTH_WRITE_SCOPE ?? "").trim() || undefined;
-  return { issuerUrl, audience, writeScope, reads: reads === "true" };
+  return { issuerUrl, audience, writeScope, reads, userPool: false };
 }
 
 /** `provider.httpApi.authorizers`: the JWT authorizer when configured, else none. */
@@ -49,4 +91,4 @@ const reads = () => {
   return auth?.reads ? { name: AUTHORIZER } : null;
 };
 
-module.exports = { readAuth, authorizers, writes, reads };
+module.exports = { POOL_SCOPE, POOL_WRITE_SCOPE, readAuth, authorizers, writes, reads };

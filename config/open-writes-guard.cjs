@@ -1,6 +1,6 @@
 // A serverless plugin: no deployment leaves writes open to the internet without someone saying so.
-// `serverless deploy` stops before contacting AWS unless AUTH_ISSUER_URL is set or
-// ALLOW_ANONYMOUS_WRITES=true; `serverless package` only warns. Local runs are not concerned.
+// `serverless deploy` stops before contacting AWS unless AUTH_USER_POOL=true, AUTH_ISSUER_URL is
+// set, or ALLOW_ANONYMOUS_WRITES=true; `serverless package` only warns. Local runs are not concerned.
 const { readAuth } = require("./auth.cjs");
 
 /** Why writes would be open in `env`, or undefined when they are protected or meant to be open. */
@@ -12,10 +12,11 @@ function openWritesProblem(env = process.env) {
     return `ALLOW_ANONYMOUS_WRITES must be true or false, not ${JSON.stringify(allowed)}.`;
   }
   return (
-    "AUTH_ISSUER_URL is not set, so anyone on the internet could create, change and delete " +
-    "every post. Either set AUTH_ISSUER_URL and AUTH_AUDIENCE to require a JWT for POST, PUT " +
-    "and DELETE (see docs/security.md), or set ALLOW_ANONYMOUS_WRITES=true to " +
-    "deploy with open writes on purpose."
+    "no authorizer is configured, so anyone on the internet could create, change and delete " +
+    "every post. Require a token for POST, PUT and DELETE with AUTH_USER_POOL=true (the stage " +
+    "gets its own Cognito user pool) or with AUTH_ISSUER_URL and AUTH_AUDIENCE (an issuer you " +
+    "run; see docs/security.md), or set ALLOW_ANONYMOUS_WRITES=true to deploy with open writes " +
+    "on purpose."
   );
 }
 

@@ -13,6 +13,7 @@ export interface Resource {
   Type: string;
   Properties: Record<string, unknown>;
   Condition?: string;
+  DependsOn?: string[];
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
 }
@@ -21,6 +22,7 @@ export interface Resource {
 export interface Template {
   Resources: Record<string, Resource>;
   Conditions?: Record<string, unknown>;
+  Outputs?: Record<string, { Value: unknown }>;
 }
 
 /**
@@ -38,6 +40,8 @@ export const TEMPLATE_SETTINGS = [
   "AUTH_AUDIENCE",
   "AUTH_WRITE_SCOPE",
   "AUTH_READS",
+  "AUTH_USER_POOL",
+  "AUTH_POOL_DOMAIN",
   "ALLOW_ANONYMOUS_WRITES",
   "API_RATE_LIMIT",
   "API_BURST_LIMIT",

@@ -19,9 +19,11 @@ let spec: SpecDatabase;
 
 beforeAll(async () => {
   packageDir = await mkdtemp(join(tmpdir(), "blog-post-cfn-spec-"));
-  // Alarms and CORS on, so their resources and properties are in the template too.
+  // Alarms, CORS and the user pool on, so their resources and properties are in the template too.
   const env = {
     ...process.env,
+    AUTH_ISSUER_URL: "",
+    AUTH_USER_POOL: "true",
     ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:blog-alarms",
     CORS_ORIGINS: "https://blog.example",
   };

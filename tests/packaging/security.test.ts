@@ -31,6 +31,7 @@ let open: Template;
 let openOutput = "";
 let guarded: Template;
 let guardedReads: Template;
+let pooled: Template;
 
 beforeAll(async () => {
   // One at a time: packagings share serverless's working files in the repository.
@@ -45,6 +46,7 @@ beforeAll(async () => {
     RESERVED_CONCURRENCY: "listPosts=20, createPost=5",
   }));
   ({ template: guardedReads } = await packaged({ ...AUTH, AUTH_READS: "true" }));
+  ({ template: pooled } = await packaged({ AUTH_USER_POOL: "true", AUTH_AUDIENCE: "people-app" }));
 });
 
 afterAll(async () => {
@@ -114,6 +116,97 @@ describe("JWT authorizer", () => {
   });
 });
 
+describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
+  const resource = (id: string) => pooled.Resources[id];
+
+  it("is absent unless asked for", () => {
+    for (const template of [open, guarded, guardedReads]) {
+      expect(ofType(template, "AWS::Cognito::UserPool")).toEqual([]);
+      expect(Object.keys(template.Resources).filter((id) => id.startsWith("UserPool"))).toEqual([]);
+    }
+  });
+
+  it("creates a pool only administrators add people to, deleted with the stack", () => {
+    expect(resource("UserPool")).toMatchObject({
+      Type: "AWS::Cognito::UserPool",
+      DeletionPolicy: "Delete",
+      Properties: {
+        UserPoolName: "blog-post-api-test",
+        AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      },
+    });
+  });
+
+  it("has a resource server with the write scope, and a domain for the token endpoint", () => {
+    expect(resource("UserPoolResourceServer")).toMatchObject({
+      Type: "AWS::Cognito::UserPoolResourceServer",
+      Properties: {
+        UserPoolId: { Ref: "UserPool" },
+        Identifier: "blog",
+        Scopes: [expect.objectContaining({ ScopeName: "write" })],
+      },
+    });
+    expect(resource("UserPoolDomain")).toMatchObject({
+      Type: "AWS::Cognito::UserPoolDomain",
+      Properties: {
+        UserPoolId: { Ref: "UserPool" },
+        Domain: { "Fn::Sub": "blog-post-api-test-${AWS::AccountId}" },
+      },
+    });
+  });
+
+  it("has a machine client with a secret, allowed only the client-credentials grant and that scope", () => {
+    expect(resource("UserPoolWriterClient")).toMatchObject({
+      Type: "AWS::Cognito::UserPoolClient",
+      DependsOn: ["UserPoolResourceServer"],
+      Properties: {
+        UserPoolId: { Ref: "UserPool" },
+        GenerateSecret: true,
+        AllowedOAuthFlowsUserPoolClient: true,
+        AllowedOAuthFlows: ["client_credentials"],
+        AllowedOAuthScopes: ["blog/write"],
+        ExplicitAuthFlows: ["ALLOW_REFRESH_TOKEN_AUTH"],
+      },
+    });
+  });
+
+  it("is the authorizer's issuer, its client the audience, beside AUTH_AUDIENCE's", () => {
+    const authorizers = ofType(pooled, "AWS::ApiGatewayV2::Authorizer");
+    expect(authorizers).toHaveLength(1);
+    expect(authorizers[0]?.[1].Properties.JwtConfiguration).toEqual({
+      Issuer: { "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}" },
+      Audience: [{ Ref: "UserPoolWriterClient" }, "people-app"],
+    });
+  });
+
+  it("requires the write scope on exactly the three write routes", () => {
+    const [[authorizerId] = []] = ofType(pooled, "AWS::ApiGatewayV2::Authorizer");
+    const routes = routeAuth(pooled);
+    for (const key of WRITE_ROUTES) {
+      expect(routes[key], key).toEqual({
+        type: "JWT",
+        authorizer: { Ref: authorizerId },
+        scopes: ["blog/write"],
+      });
+    }
+    for (const key of READ_ROUTES) expect(routes[key]?.type, key).toBeUndefined();
+  });
+
+  it("outputs the API's URL, the token endpoint and the client id", () => {
+    expect(pooled.Outputs).toMatchObject({
+      HttpApiUrl: { Value: expect.anything() },
+      TokenEndpoint: {
+        Value: {
+          "Fn::Sub": "https://${UserPoolDomain}.auth.${AWS::Region}.amazoncognito.com/oauth2/token",
+        },
+      },
+      WriterClientId: { Value: { Ref: "UserPoolWriterClient" } },
+      WriteScope: { Value: "blog/write" },
+    });
+    expect(open.Outputs?.TokenEndpoint).toBeUndefined();
+  });
+});
+
 describe("throttles and cost ceilings", () => {
   const stageRoutes = (template: Template) =>
     template.Resources.HttpApiStage?.Properties.DefaultRouteSettings;
@@ -173,6 +266,8 @@ describe("throttles and cost ceilings", () => {
     [{ LOG_LEVEL: "verbose" }, /LOG_LEVEL must be info, error or silent/],
     [{ AUTH_ISSUER_URL: "https://issuer.example" }, /AUTH_AUDIENCE must name at least one/],
     [{ ...AUTH, AUTH_READS: "yes" }, /AUTH_READS must be true or false/],
+    [{ ...AUTH, AUTH_USER_POOL: "true" }, /AUTH_USER_POOL=true and AUTH_ISSUER_URL both/],
+    [{ AUTH_USER_POOL: "true", AUTH_POOL_DOMAIN: "Blog" }, /AUTH_POOL_DOMAIN must be 1-63/],
   ])("refuses %o with a message naming the setting", async (settings, message) => {
     await expect(
       runServerless(["print", "--stage", "test"], templateEnv(settings)),
@@ -188,19 +283,21 @@ describe("no silently open deployment", () => {
     AWS_REGION: "us-east-1",
   };
 
-  it("refuses to deploy without AUTH_ISSUER_URL, before packaging or calling AWS", async () => {
+  it("refuses to deploy without an authorizer, before packaging or calling AWS", async () => {
     const failure = await runServerless(["deploy", "--stage", "prod"], templateEnv(noAws)).then(
       () => undefined,
       (error: Error) => error.message,
     );
-    expect(failure).toMatch(/Refusing to deploy: AUTH_ISSUER_URL is not set/);
+    expect(failure).toMatch(/Refusing to deploy: no authorizer is configured/);
     expect(failure).toMatch(/anyone on the internet could create, change and delete every post/);
-    expect(failure).toMatch(/ALLOW_ANONYMOUS_WRITES=true/);
+    for (const way of ["AUTH_USER_POOL=true", "AUTH_ISSUER_URL", "ALLOW_ANONYMOUS_WRITES=true"]) {
+      expect(failure).toContain(way);
+    }
     expect(failure).not.toMatch(/Packaging|security token|credentials/i);
   });
 
   it("only warns when packaging with open writes, and is quiet when they are on purpose", async () => {
-    expect(openOutput).toMatch(/This package has open writes: AUTH_ISSUER_URL is not set/);
+    expect(openOutput).toMatch(/This package has open writes: no authorizer is configured/);
     expect(openOutput).toMatch(/Service packaged/);
     const meant = await packaged({ ALLOW_ANONYMOUS_WRITES: "true" });
     expect(meant.output).not.toMatch(/open writes/);

@@ -9,6 +9,9 @@ const { readAuth } = require("../../config/auth.cjs") as {
 const { openWritesProblem } = require("../../config/open-writes-guard.cjs") as {
   openWritesProblem(env: NodeJS.ProcessEnv): string | undefined;
 };
+const { domainPrefix } = require("../../config/user-pool.cjs") as {
+  domainPrefix(stage: string, env: NodeJS.ProcessEnv): unknown;
+};
 const { readReservedConcurrency } = require("../../config/limits.cjs") as {
   readReservedConcurrency(env: NodeJS.ProcessEnv): Record<string, number>;
 };
@@ -31,26 +34,81 @@ describe("readAuth", () => {
       audience: ["a", "b"],
       writeScope: undefined,
       reads: true,
+      userPool: false,
     });
     expect(
       readAuth({ AUTH_ISSUER_URL: "https://i.example", AUTH_AUDIENCE: "a", AUTH_WRITE_SCOPE: "w" }),
-    ).toMatchObject({ writeScope: "w", reads: false });
+    ).toMatchObject({ writeScope: "w", reads: false, userPool: false });
   });
+
+  it("with AUTH_USER_POOL=true, trusts the stage's pool and its writer client, plus AUTH_AUDIENCE", () => {
+    expect(readAuth({ AUTH_USER_POOL: "true", AUTH_AUDIENCE: "people-app" })).toEqual({
+      issuerUrl: {
+        "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}",
+      },
+      audience: [{ Ref: "UserPoolWriterClient" }, "people-app"],
+      writeScope: "blog/write",
+      reads: false,
+      userPool: true,
+    });
+    expect(readAuth({ AUTH_USER_POOL: "false" })).toBeUndefined();
+    expect(readAuth({ AUTH_USER_POOL: "true", AUTH_READS: "true" })).toMatchObject({ reads: true });
+  });
+
+  it.each([
+    [
+      { AUTH_USER_POOL: "true", AUTH_ISSUER_URL: "https://i.example", AUTH_AUDIENCE: "a" },
+      /AUTH_USER_POOL=true and AUTH_ISSUER_URL both name who issues the tokens: set one/,
+    ],
+    [{ AUTH_USER_POOL: "yes" }, /AUTH_USER_POOL must be true or false, not "yes"/],
+    [
+      { AUTH_USER_POOL: "true", AUTH_WRITE_SCOPE: "blog/admin" },
+      /AUTH_WRITE_SCOPE does not apply with AUTH_USER_POOL=true: the pool's write scope is blog\/write/,
+    ],
+  ])("refuses %o with a message naming the settings", (env, message) => {
+    expect(() => readAuth(env)).toThrow(message);
+  });
+});
+
+describe("domainPrefix", () => {
+  it("is unique per service, stage and account unless AUTH_POOL_DOMAIN names one", () => {
+    expect(domainPrefix("Prod_EU", {})).toEqual({
+      "Fn::Sub": "blog-post-api-prod-eu-${AWS::AccountId}",
+    });
+    expect(domainPrefix("prod", { AUTH_POOL_DOMAIN: " my-blog-writers " })).toBe("my-blog-writers");
+  });
+
+  it.each(["My-Blog", "-blog", "blog-", "my-aws-blog", "cognito-blog", "x".repeat(64)])(
+    "refuses AUTH_POOL_DOMAIN=%s",
+    (name) => {
+      expect(() => domainPrefix("prod", { AUTH_POOL_DOMAIN: name })).toThrow(
+        /AUTH_POOL_DOMAIN must be 1-63 lowercase letters/,
+      );
+    },
+  );
 });
 
 describe("openWritesProblem", () => {
   it.each([
-    [{}, /AUTH_ISSUER_URL is not set/],
-    [{ ALLOW_ANONYMOUS_WRITES: "false" }, /AUTH_ISSUER_URL is not set/],
+    [{}, /no authorizer is configured/],
+    [{ ALLOW_ANONYMOUS_WRITES: "false" }, /no authorizer is configured/],
     [{ ALLOW_ANONYMOUS_WRITES: "yes" }, /ALLOW_ANONYMOUS_WRITES must be true or false/],
-    [{ AUTH_AUDIENCE: "blog" }, /AUTH_ISSUER_URL is not set/],
+    [{ AUTH_AUDIENCE: "blog", AUTH_USER_POOL: "false" }, /no authorizer is configured/],
   ])("refuses %o", (env, message) => {
     expect(openWritesProblem(env)).toMatch(message);
+  });
+
+  it("names the three ways on in its refusal", () => {
+    const problem = openWritesProblem({}) ?? "";
+    for (const way of ["AUTH_USER_POOL=true", "AUTH_ISSUER_URL", "ALLOW_ANONYMOUS_WRITES=true"]) {
+      expect(problem).toContain(way);
+    }
   });
 
   it.each([
     [{ ALLOW_ANONYMOUS_WRITES: "true" }],
     [{ AUTH_ISSUER_URL: "https://i.example", AUTH_AUDIENCE: "blog" }],
+    [{ AUTH_USER_POOL: "true" }],
   ])("lets %o through", (env) => {
     expect(openWritesProblem(env)).toBeUndefined();
   });
