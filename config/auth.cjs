@@ -9,7 +9,11 @@ const AUTHORIZER = "jwt";
 const POOL_SCOPE = { resourceServer: "blog", name: "write" };
 const POOL_WRITE_SCOPE = `${POOL_SCOPE.resourceServer}/${POOL_SCOPE.name}`;
 
-/** A true/false setting; unset is false. */
+/**
+ * A true/false setting; unset is false.
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string} name
+ */
 function readBoolean(env, name) {
   const raw = (env[name] ?? "false").trim();
   if (raw !== "true" && raw !== "false") {
@@ -18,11 +22,15 @@ function readBoolean(env, name) {
   return raw === "true";
 }
 
-/** A comma-separated list setting, without blanks. */
+/**
+ * A comma-separated list setting, without blanks.
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string} name
+ */
 function readList(env, name) {
   return (env[name] ?? "")
     .split(",")
-    .map((entry) => entry.trim())
+    .map((/** @type {string} */ entry) => entry.trim())
     .filter(Boolean);
 }
 

@@ -3,7 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { StopError } from "./lib/migration/api-client.mjs";
-import { readFlags, runCommand } from "./lib/migration/cli.mjs";
+import { readFlags, runCommand } from "./lib/cli.mjs";
 import { isUrl, readSource } from "./lib/migration/source.mjs";
 
 const USAGE = `Usage: npm run export -- [options]

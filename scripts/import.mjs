@@ -2,7 +2,7 @@
 // this API with the same ids and instants; resumable by running it again. See docs/migrating.md.
 import { parseArgs } from "node:util";
 import { StopError } from "./lib/migration/api-client.mjs";
-import { readFlags, runCommand } from "./lib/migration/cli.mjs";
+import { readFlags, runCommand } from "./lib/cli.mjs";
 import { copyPosts, verify } from "./lib/migration/copy.mjs";
 import { isUrl, readSource } from "./lib/migration/source.mjs";
 

@@ -1,6 +1,6 @@
-// What `npm run import` and `npm run export` share as commands: reading flags, and ending with a
+// What the commands share: reading flags, and ending with a
 // meaningful exit code and one line (never a stack trace) when the run cannot go on.
-import { StopError } from "./api-client.mjs";
+import { StopError } from "./migration/api-client.mjs";
 
 /**
  * The flags `parse` reads (node:util's parseArgs, strict): an unknown or malformed flag is a

@@ -1,0 +1,95 @@
+// `npm run smoke`: a black-box check of a running service of this API, over real HTTP, that
+// deletes every post it made, whatever happens. See docs/deploying.md.
+import { parseArgs } from "node:util";
+import { readFlags, runCommand } from "./lib/cli.mjs";
+import { StopError } from "./lib/migration/api-client.mjs";
+import { isUrl } from "./lib/migration/source.mjs";
+import { cleanUp, runSteps } from "./lib/smoke/checks.mjs";
+
+const USAGE = `Usage: npm run smoke -- [options]
+
+Checks a running service of this API end to end, one line per step: create (201, Location, the
+five keys), timestamps (YYYY-DD-MM HH:MM:SS, now in the service's zone), get, list, ETag and 304,
+gzip, a partial update, an Idempotency-Key replay, 400s for bad input, delete (204 twice), 404
+after it, and, when writes need a token, 401 without one. Every post it made is deleted at the end,
+also when a step fails or the run is interrupted.
+
+Options:
+  --url URL          the service (default http://localhost:3000, npm start)
+  --token T          bearer token for writes (default: $API_TOKEN; npm run token prints one)
+  --time-zone ZONE   the service's TIME_ZONE, an IANA zone (default: $TIME_ZONE, else UTC)
+  -h, --help         this text
+
+Exit codes: 0 every step passed; 1 a step failed (its line says what differed); 2 a bad option;
+130 interrupted. The checks stop after 50 s, the clean-up after 10 s more.`;
+
+/** How long the steps may take in all, and then the clean-up. */
+const STEPS_BUDGET_MS = 50_000;
+const CLEANUP_BUDGET_MS = 10_000;
+
+function readOptions(/** @type {string[]} */ argv) {
+  const values = readFlags(
+    () =>
+      parseArgs({
+        args: argv,
+        options: {
+          url: { type: "string", default: "http://localhost:3000" },
+          token: { type: "string" },
+          "time-zone": { type: "string" },
+          help: { type: "boolean", short: "h", default: false },
+        },
+      }).values,
+  );
+  if (values.help) return undefined;
+  if (!isUrl(values.url)) throw new StopError(`--url must be an http(s) URL, not ${values.url}`);
+  const zone = values["time-zone"] ?? (process.env.TIME_ZONE || "UTC");
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+  } catch {
+    throw new StopError(`--time-zone must be an IANA time zone such as Europe/Paris, not ${zone}`);
+  }
+  return { url: values.url, zone, token: values.token ?? (process.env.API_TOKEN || undefined) };
+}
+
+async function main() {
+  const options = readOptions(process.argv.slice(2));
+  if (!options) {
+    console.log(USAGE);
+    return 0;
+  }
+  const interrupted = new AbortController();
+  const onSignal = () => interrupted.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const ctx = {
+    base: options.url,
+    token: options.token,
+    zone: options.zone,
+    signal: AbortSignal.any([interrupted.signal, AbortSignal.timeout(STEPS_BUDGET_MS)]),
+    /** @type {Set<number>} */
+    created: new Set(),
+  };
+  console.log(`smoke: ${options.url} (timestamps in ${options.zone})`);
+  let failed = 0;
+  try {
+    failed = await runSteps(ctx, (line) => console.log(line));
+  } finally {
+    const left = await cleanUp(ctx, AbortSignal.timeout(CLEANUP_BUDGET_MS));
+    if (left.length > 0) {
+      failed += 1;
+      console.log(`FAIL  clean-up: could not delete ${left.map((id) => `#${id}`).join(", ")}`);
+    }
+  }
+  if (interrupted.signal.aborted) {
+    console.log("smoke: interrupted; the posts it made are deleted");
+    return 130;
+  }
+  if (ctx.signal.aborted) {
+    console.log(`FAIL  time: the steps took over ${STEPS_BUDGET_MS / 1000} s`);
+    return 1;
+  }
+  console.log(failed === 0 ? "smoke: every step passed" : `smoke: ${failed} step(s) failed`);
+  return failed === 0 ? 0 : 1;
+}
+
+await runCommand("smoke", main);

@@ -1,0 +1,234 @@
+// `npm run smoke` end to end: against the local stack (serverless-offline over DynamoDB Local) it
+// passes and leaves no post behind; against a service broken on purpose (a proxy in front of the
+// same stack) it fails and names the rule; with the JWT authorizer on, it needs a token.
+import { execFile, spawn } from "node:child_process";
+import {
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  createServer,
+  request,
+} from "node:http";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { type Offline, startOffline } from "../helpers/offline.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+/** Half-hour offset, so a check that ignored the zone, or got it by the hour, would show it. */
+const ZONE = "Asia/Kolkata";
+
+/** Runs the smoke; resolves with its exit code and output whatever the code. */
+async function smoke(args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.API_TOKEN;
+  delete env.TIME_ZONE;
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ["scripts/smoke.mjs", ...args],
+      { cwd: root, env, timeout: 90_000 },
+    );
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const {
+      code,
+      stdout = "",
+      stderr = "",
+    } = error as {
+      code?: number;
+      stdout?: string;
+      stderr?: string;
+    };
+    return { code, output: stdout + stderr };
+  }
+}
+
+const storedPosts = async (api: Offline) =>
+  (await api.table.items()).filter((item) => Number(item.id) > 0);
+
+/**
+ * A proxy in front of `upstream` that changes each JSON body with `rewrite`: the service as it
+ * would be with one rule broken.
+ */
+async function brokenProxy(upstream: string, rewrite: (body: unknown) => unknown) {
+  const target = new URL(upstream);
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const forward = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => {
+          const gzipped = answer.headers["content-encoding"] === "gzip";
+          const raw = Buffer.concat(chunks);
+          const text = (gzipped ? gunzipSync(raw) : raw).toString("utf8");
+          const changed = text === "" ? "" : JSON.stringify(rewrite(JSON.parse(text)));
+          const body = gzipped ? gzipSync(changed) : Buffer.from(changed);
+          const headers = { ...answer.headers, "content-length": String(body.length) };
+          res.writeHead(answer.statusCode ?? 502, headers).end(body);
+        });
+      },
+    );
+    req.pipe(forward);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Every `YYYY-DD-MM HH:MM:SS` in a body moved three hours on: a service ignoring its zone. */
+function shiftTimestamps(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(shiftTimestamps);
+  if (body && typeof body === "object") {
+    return Object.fromEntries(
+      Object.entries(body).map(([key, value]) => [
+        key,
+        key.endsWith("_at") && typeof value === "string"
+          ? value.replace(
+              / (\d{2}):/,
+              (_, hour: string) => ` ${String((Number(hour) + 3) % 24).padStart(2, "0")}:`,
+            )
+          : value,
+      ]),
+    );
+  }
+  return body;
+}
+
+describe("npm run smoke against the local stack", () => {
+  let api: Offline;
+  beforeAll(async () => {
+    api = await startOffline({ label: "smoke", timeZone: ZONE });
+  });
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  it("passes every step, one line each, and leaves no post behind", async () => {
+    const { code, output } = await smoke(["--url", api.baseUrl, "--time-zone", ZONE]);
+    expect(output).toMatch(/smoke: every step passed/);
+    expect(code).toBe(0);
+    const steps = output.split("\n").filter((line) => /^(ok|FAIL|skip) /.test(line));
+    expect(steps).toHaveLength(13);
+    for (const line of steps) expect(line).toMatch(/^ok {4}/);
+    expect(output).toMatch(/^ok {4}auth: writes need no token here/m);
+    expect(await storedPosts(api)).toEqual([]);
+  });
+
+  it("fails when the service drops detail, naming the step and the rule, and still cleans up", async () => {
+    const proxy = await brokenProxy(api.baseUrl, (body) => {
+      if (body && typeof body === "object" && "detail" in body) return {};
+      return body;
+    });
+    try {
+      const { code, output } = await smoke(["--url", proxy.url, "--time-zone", ZONE]);
+      expect(code).toBe(1);
+      expect(output).toMatch(
+        /^FAIL {2}bad input: a create without content: detail undefined, not "Missing required fields: content"$/m,
+      );
+      expect(output).toMatch(
+        /^FAIL {2}get after delete: GET \/api\/post\/\d+: detail undefined, not "Blog post #\d+ not found"$/m,
+      );
+      expect(output).toMatch(/^ok {4}create: /m);
+      expect(output).toMatch(/smoke: 2 step\(s\) failed/);
+    } finally {
+      await proxy.close();
+    }
+    expect(await storedPosts(api)).toEqual([]);
+  });
+
+  it("fails when timestamps are not the time in the service's zone", async () => {
+    const proxy = await brokenProxy(api.baseUrl, shiftTimestamps);
+    try {
+      const { code, output } = await smoke(["--url", proxy.url, "--time-zone", ZONE]);
+      expect(code).toBe(1);
+      expect(output).toMatch(
+        /^FAIL {2}timestamps: created_at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} is not the time now in Asia\/Kolkata/m,
+      );
+    } finally {
+      await proxy.close();
+    }
+    expect(await storedPosts(api)).toEqual([]);
+  });
+
+  it("deletes the posts it made when interrupted, and exits 130", async () => {
+    const child = spawn(process.execPath, ["scripts/smoke.mjs", "--url", api.baseUrl], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    let sent = false;
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      // The update step waits for the next second: the run is mid-way when this lands.
+      if (!sent && /^ok {4}create: /m.test(output)) sent = child.kill("SIGINT");
+    });
+    expect(await exited).toBe(130);
+    expect(output).toMatch(/smoke: interrupted; the posts it made are deleted/);
+    expect(output).not.toMatch(/every step passed/);
+    expect(await storedPosts(api)).toEqual([]);
+  });
+
+  it("says in one line when the service cannot be reached, and exits 1", async () => {
+    const { code, output } = await smoke(["--url", `http://127.0.0.1:${await freePort()}`]);
+    expect(code).toBe(1);
+    expect(output).toMatch(/^FAIL {2}auth: http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/m);
+    expect(output).toMatch(/^skip {2}the 12 steps left: the service did not answer$/m);
+    expect(output).not.toMatch(/\n\s+at /);
+  });
+
+  it.each([
+    [["--url", "ftp://x"], /--url must be an http\(s\) URL/],
+    [["--time-zone", "Mars/Olympus"], /--time-zone must be an IANA time zone/],
+    [["--bogus"], /Unknown option '--bogus'/],
+  ])("refuses %j with exit code 2", async (args, message) => {
+    const { code, output } = await smoke(args);
+    expect(code).toBe(2);
+    expect(output).toMatch(message);
+  });
+});
+
+describe("npm run smoke against a stack whose writes need a token", () => {
+  const ISSUER = "https://issuer.example";
+  let api: Offline;
+  beforeAll(async () => {
+    api = await startOffline({
+      label: "smoke-auth",
+      env: { AUTH_ISSUER_URL: ISSUER, AUTH_AUDIENCE: "blog", AUTH_WRITE_SCOPE: "blog/write" },
+    });
+  });
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  it("reports 401 without a token and passes with one", async () => {
+    const token = await new SignJWT({ iss: ISSUER, aud: "blog", scope: "blog/write" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime("5m")
+      .sign(new TextEncoder().encode("a key only this test knows, 32+ bytes"));
+    const without = await smoke(["--url", api.baseUrl]);
+    expect(without.code).toBe(1);
+    expect(without.output).toMatch(
+      /^FAIL {2}auth: writes need a token \(401 without one\): pass --token/m,
+    );
+    const withToken = await smoke(["--url", api.baseUrl, "--token", token]);
+    expect(withToken.output).toMatch(/^ok {4}auth: a create without a token is refused with 401$/m);
+    expect(withToken.output).toMatch(/smoke: every step passed/);
+    expect(withToken.code).toBe(0);
+    expect(await storedPosts(api)).toEqual([]);
+  });
+});
