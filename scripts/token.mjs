@@ -1,0 +1,45 @@
+// `npm run token`: an access token for a stage's machine client (AUTH_USER_POOL=true), printed
+// alone on standard output, ready for `Authorization: Bearer`. See docs/deploying.md.
+import { parseArgs } from "node:util";
+import { readFlags, runCommand } from "./lib/cli.mjs";
+import { stackOutputs, writerToken } from "./lib/stage.mjs";
+
+const USAGE = `Usage: npm run -s token -- [options]
+
+Prints an access token (valid 60 minutes, scope blog/write) for the machine-to-machine client of a
+stage deployed with AUTH_USER_POOL=true: reads the stack's outputs and the client's secret with
+your AWS credentials, then asks the pool's token endpoint.
+
+  TOKEN=$(npm run -s token -- --stage prod)
+  curl -H "authorization: Bearer $TOKEN" ...
+
+Options:
+  --stage S    the stage (default dev)
+  --region R   its region (default us-east-1, as npm run deploy)
+  -h, --help   this text
+
+Exit codes: 0 the token is printed; 2 none could be had (no AWS credentials, no such stack, a
+stack without the pool, a refusal), with one line saying what to do.`;
+
+async function main() {
+  const values = readFlags(
+    () =>
+      parseArgs({
+        args: process.argv.slice(2),
+        options: {
+          stage: { type: "string", default: "dev" },
+          region: { type: "string", default: "us-east-1" },
+          help: { type: "boolean", short: "h", default: false },
+        },
+      }).values,
+  );
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const where = { stage: values.stage, region: values.region };
+  console.log(await writerToken(await stackOutputs(where), where));
+  return 0;
+}
+
+await runCommand("token", main);

@@ -1,0 +1,169 @@
+// `npm run token` through the AWS SDK against stand-ins for CloudFormation, Cognito and the pool's
+// token endpoint on loopback (the real services are not reachable from the tests), and with no
+// credentials at all: a token on standard output, or one line saying what to do.
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { type Server, createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/ports.mjs";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const CLIENT_ID = "writer-client-1";
+const SECRET = "s3cret";
+
+/** What the stand-in token endpoint was sent. */
+const tokenRequests: { authorization?: string; body: string }[] = [];
+let server: Server;
+let base = "";
+let home = "";
+
+const outputsXml = (outputs: Record<string, string>) =>
+  Object.entries(outputs)
+    .map(
+      ([key, value]) =>
+        `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`,
+    )
+    .join("");
+
+/** DescribeStacks as CloudFormation answers it (query protocol, XML), per stack name. */
+function describeStacks(stackName: string): { status: number; xml: string } {
+  const stacks: Record<string, Record<string, string>> = {
+    "blog-post-api-prod": {
+      HttpApiUrl: "https://api.example",
+      TokenEndpoint: `${base}/oauth2/token`,
+      WriterClientId: CLIENT_ID,
+      UserPoolId: "eu-west-1_Pool",
+      WriteScope: "blog/write",
+    },
+    "blog-post-api-open": { HttpApiUrl: "https://api.example" },
+  };
+  const outputs = stacks[stackName];
+  if (!outputs) {
+    return {
+      status: 400,
+      xml: `<ErrorResponse><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${stackName} does not exist</Message></Error><RequestId>1</RequestId></ErrorResponse>`,
+    };
+  }
+  return {
+    status: 200,
+    xml: `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>${stackName}</StackName><StackStatus>CREATE_COMPLETE</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime><Outputs>${outputsXml(outputs)}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></DescribeStacksResponse>`,
+  };
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), "blog-post-token-home-"));
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      if (req.url === "/oauth2/token") {
+        tokenRequests.push({ authorization: req.headers.authorization, body });
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            access_token: "eyJ.token.here",
+            token_type: "Bearer",
+            expires_in: 3600,
+          }),
+        );
+      } else if (
+        req.headers["x-amz-target"] === "AWSCognitoIdentityProviderService.DescribeUserPoolClient"
+      ) {
+        const { ClientId } = JSON.parse(body) as { ClientId: string };
+        res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+        res.end(JSON.stringify({ UserPoolClient: { ClientId, ClientSecret: SECRET } }));
+      } else {
+        const { status, xml } = describeStacks(new URLSearchParams(body).get("StackName") ?? "");
+        res.writeHead(status, { "content-type": "text/xml" }).end(xml);
+      }
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await rm(home, { recursive: true, force: true });
+});
+
+/** The environment of a shell with no AWS settings at all, plus `settings`. */
+function bareEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("AWS_")),
+  );
+  // No ~/.aws files, and no instance metadata service to ask (the tests stay on loopback).
+  return { ...env, HOME: home, AWS_EC2_METADATA_DISABLED: "true", ...settings };
+}
+
+async function token(args: string[], settings: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ["scripts/token.mjs", ...args],
+      { cwd: root, env: bareEnv(settings), timeout: 30_000 },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const {
+      code,
+      stdout = "",
+      stderr = "",
+    } = error as { code?: number; stdout?: string; stderr?: string };
+    return { code, stdout, stderr };
+  }
+}
+
+const standIns = () => ({
+  AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+  AWS_SECRET_ACCESS_KEY: "example",
+  AWS_ENDPOINT_URL_CLOUDFORMATION: base,
+  AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: base,
+});
+
+describe("npm run token", () => {
+  it("prints the machine client's access token, alone, from the stack's outputs", async () => {
+    const { code, stdout, stderr } = await token(
+      ["--stage", "prod", "--region", "eu-west-1"],
+      standIns(),
+    );
+    expect(stderr).toBe("");
+    expect(stdout).toBe("eyJ.token.here\n");
+    expect(code).toBe(0);
+    expect(tokenRequests.at(-1)).toEqual({
+      authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${SECRET}`).toString("base64")}`,
+      body: "grant_type=client_credentials&scope=blog%2Fwrite",
+    });
+  });
+
+  it.each([
+    [
+      ["--stage", "ghost"],
+      /^token: no stack blog-post-api-ghost in us-east-1: deploy it with AUTH_USER_POOL=true/,
+    ],
+    [
+      ["--stage", "open"],
+      /^token: stack blog-post-api-open has no user pool: deploy it with AUTH_USER_POOL=true/,
+    ],
+    [["--stage"], /^token: Option '--stage <value>' argument missing \(see --help\)/],
+  ])("for %j says what to do in one line and exits 2", async (args, message) => {
+    const { code, stdout, stderr } = await token(args, standIns());
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(message);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("without AWS credentials says so in one line, no stack trace, and exits 2", async () => {
+    const { code, stdout, stderr } = await token(["--stage", "prod"], {});
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trim()).toMatch(/^token: no AWS credentials found: set AWS_PROFILE/);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
