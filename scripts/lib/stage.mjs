@@ -114,6 +114,7 @@ export async function writerToken(outputs, { stage, region }) {
   } catch (error) {
     throw new StopError(`${outputs.TokenEndpoint}: ${/** @type {Error} */ (error).message}`);
   }
+  /** @type {{ access_token?: unknown, error?: string }} */
   const body = await answer.json().catch(() => ({}));
   if (!answer.ok || typeof body.access_token !== "string") {
     throw new StopError(
