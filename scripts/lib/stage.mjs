@@ -114,8 +114,9 @@ export async function writerToken(outputs, { stage, region }) {
   } catch (error) {
     throw new StopError(`${outputs.TokenEndpoint}: ${/** @type {Error} */ (error).message}`);
   }
-  /** @type {{ access_token?: unknown, error?: string }} */
-  const body = await answer.json().catch(() => ({}));
+  const body = /** @type {{ access_token?: unknown, error?: string }} */ (
+    await answer.json().catch(() => ({}))
+  );
   if (!answer.ok || typeof body.access_token !== "string") {
     throw new StopError(
       `the token endpoint answered ${answer.status}: ${body.error ?? "no access_token"}`,
