@@ -1,0 +1,97 @@
+// `npm run deploy`: builds the bundles, runs `serverless deploy` (arguments passed through), then
+// checks the new stage with `npm run smoke`: with a token from the stage's own pool, or with none
+// when writes are open on purpose; with an issuer of your own, it prints the smoke command instead.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { runCommand } from "./lib/cli.mjs";
+import { hasUserPool, stackOutputs, writerToken } from "./lib/stage.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
+
+const USAGE = `Usage: npm run deploy -- [serverless deploy options] [--no-smoke]
+
+Builds the bundles, deploys the stage with serverless deploy (--stage, --region and its other
+options pass through), then runs npm run smoke against it: with a token for the stage's machine
+client when it has its own user pool (AUTH_USER_POOL=true), without one when writes are open on
+purpose (ALLOW_ANONYMOUS_WRITES=true). With AUTH_ISSUER_URL it prints the smoke command to run
+with a token from that issuer. --no-smoke deploys without the check.
+
+Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 when the
+smoke check fails (the stage stays deployed); 2 when the stage's outputs or token cannot be read.`;
+
+/**
+ * What to do after a deploy: run the smoke (with a token from the pool, or with none), or print
+ * the command, for a stage whose tokens come from elsewhere.
+ * @param {Record<string, string>} outputs the stack's outputs
+ * @param {NodeJS.ProcessEnv} env the settings the deploy ran with
+ * @returns {{ smoke: "with-pool-token" | "without-token" } | { print: string }}
+ */
+export function smokePlan(outputs, env) {
+  if (hasUserPool(outputs)) return { smoke: "with-pool-token" };
+  const url = outputs.HttpApiUrl ?? "<the stage's URL>";
+  const zone = env.TIME_ZONE ? ` --time-zone ${env.TIME_ZONE}` : "";
+  if ((env.AUTH_ISSUER_URL ?? "").trim() === "" && env.ALLOW_ANONYMOUS_WRITES === "true") {
+    return { smoke: "without-token" };
+  }
+  return {
+    print:
+      `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
+      `stage with: npm run smoke -- --url ${url} --token <access token>${zone}`,
+  };
+}
+
+/** Runs a command with this terminal; resolves with its exit code. */
+function run(/** @type {string} */ command, /** @type {string[]} */ args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: "inherit" });
+    child.once("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : 1)));
+  });
+}
+
+/** The stage and region serverless deploys to, from its arguments (its defaults otherwise). */
+function target(/** @type {string[]} */ args) {
+  const { values } = parseArgs({
+    args,
+    strict: false,
+    options: { stage: { type: "string", short: "s" }, region: { type: "string", short: "r" } },
+  });
+  return {
+    stage: typeof values.stage === "string" ? values.stage : "dev",
+    region: typeof values.region === "string" ? values.region : "us-east-1",
+  };
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
+  const skipSmoke = argv.includes("--no-smoke");
+  const args = argv.filter((arg) => arg !== "--no-smoke");
+  const built = await run(process.execPath, ["scripts/build.mjs"]);
+  if (built !== 0) return built;
+  const deployed = await run(process.execPath, [serverlessBin, "deploy", ...args]);
+  if (deployed !== 0 || skipSmoke) return deployed;
+
+  const where = target(args);
+  const outputs = await stackOutputs(where);
+  const plan = smokePlan(outputs, process.env);
+  if ("print" in plan) {
+    console.log(plan.print);
+    return 0;
+  }
+  const smokeArgs = ["scripts/smoke.mjs", "--url", String(outputs.HttpApiUrl)];
+  if (plan.smoke === "with-pool-token") {
+    smokeArgs.push("--token", await writerToken(outputs, where));
+  }
+  console.log(`Checking the new stage: npm run smoke -- --url ${outputs.HttpApiUrl}`);
+  const checked = await run(process.execPath, smokeArgs);
+  if (checked !== 0) console.error("deploy: the stage is deployed, but its smoke check failed");
+  return checked === 0 ? 0 : 1;
+}
+
+// Imported by the tests for smokePlan; run as a command otherwise.
+if (process.argv[1] === fileURLToPath(import.meta.url)) await runCommand("deploy", main);

@@ -1,0 +1,44 @@
+// What `npm run deploy` does after serverless deploy, from the stack's outputs and the settings.
+import { describe, expect, it } from "vitest";
+import { smokePlan } from "../../../scripts/deploy.mjs";
+
+const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";
+const POOL = {
+  HttpApiUrl: URL,
+  TokenEndpoint: "https://blog.auth.eu-west-1.amazoncognito.com/oauth2/token",
+  WriterClientId: "client-1",
+  UserPoolId: "eu-west-1_Pool",
+};
+
+describe("smokePlan", () => {
+  it("runs the smoke with the pool's token when the stack has the pool", () => {
+    expect(smokePlan(POOL, { AUTH_USER_POOL: "true" })).toEqual({ smoke: "with-pool-token" });
+  });
+
+  it("runs it without a token when writes are open on purpose", () => {
+    expect(smokePlan({ HttpApiUrl: URL }, { ALLOW_ANONYMOUS_WRITES: "true" })).toEqual({
+      smoke: "without-token",
+    });
+  });
+
+  it("prints the exact command when the tokens come from an issuer of the user's", () => {
+    const plan = smokePlan(
+      { HttpApiUrl: URL },
+      {
+        AUTH_ISSUER_URL: "https://issuer.example",
+        TIME_ZONE: "Europe/Paris",
+        ALLOW_ANONYMOUS_WRITES: "true",
+      },
+    );
+    expect(plan).toEqual({
+      print:
+        "Writes on this stage need a token from https://issuer.example; check the stage with: " +
+        `npm run smoke -- --url ${URL} --token <access token> --time-zone Europe/Paris`,
+    });
+  });
+
+  it("asks for the pool's three outputs before fetching a token", () => {
+    const { UserPoolId: _, ...partial } = POOL;
+    expect(smokePlan(partial, { AUTH_ISSUER_URL: "https://i.example" })).toHaveProperty("print");
+  });
+});
