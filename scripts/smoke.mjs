@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { readFlags, runCommand } from "./lib/cli.mjs";
 import { StopError } from "./lib/migration/api-client.mjs";
 import { isUrl } from "./lib/migration/source.mjs";
-import { cleanUp, runSteps } from "./lib/smoke/checks.mjs";
+import { cleanUp, runSteps } from "./lib/smoke/run.mjs";
 
 const USAGE = `Usage: npm run smoke -- [options]
 

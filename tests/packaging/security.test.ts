@@ -70,6 +70,20 @@ function routeAuth(template: Template) {
   );
 }
 
+/** The template's one authorizer, asking `scope`, on the three write routes and no other. */
+function expectScopeOnWritesOnly(template: Template, scope: string) {
+  const [[authorizerId] = []] = ofType(template, "AWS::ApiGatewayV2::Authorizer");
+  const routes = routeAuth(template);
+  for (const key of WRITE_ROUTES) {
+    expect(routes[key], key).toEqual({
+      type: "JWT",
+      authorizer: { Ref: authorizerId },
+      scopes: [scope],
+    });
+  }
+  for (const key of READ_ROUTES) expect(routes[key]?.type, key).toBeUndefined();
+}
+
 describe("JWT authorizer", () => {
   it("is absent when AUTH_ISSUER_URL is unset: every route open", () => {
     expect(ofType(open, "AWS::ApiGatewayV2::Authorizer")).toEqual([]);
@@ -94,16 +108,7 @@ describe("JWT authorizer", () => {
   });
 
   it("guards exactly the write routes, with the write scope", () => {
-    const [[authorizerId] = []] = ofType(guarded, "AWS::ApiGatewayV2::Authorizer");
-    const routes = routeAuth(guarded);
-    for (const key of WRITE_ROUTES) {
-      expect(routes[key], key).toEqual({
-        type: "JWT",
-        authorizer: { Ref: authorizerId },
-        scopes: ["blog/write"],
-      });
-    }
-    for (const key of READ_ROUTES) expect(routes[key]?.type, key).toBeUndefined();
+    expectScopeOnWritesOnly(guarded, "blog/write");
   });
 
   it("guards all five routes with AUTH_READS=true, asking no scope when none is set", () => {
@@ -180,16 +185,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
   });
 
   it("requires the write scope on exactly the three write routes", () => {
-    const [[authorizerId] = []] = ofType(pooled, "AWS::ApiGatewayV2::Authorizer");
-    const routes = routeAuth(pooled);
-    for (const key of WRITE_ROUTES) {
-      expect(routes[key], key).toEqual({
-        type: "JWT",
-        authorizer: { Ref: authorizerId },
-        scopes: ["blog/write"],
-      });
-    }
-    for (const key of READ_ROUTES) expect(routes[key]?.type, key).toBeUndefined();
+    expectScopeOnWritesOnly(pooled, "blog/write");
   });
 
   it("outputs the API's URL, the token endpoint and the client id", () => {

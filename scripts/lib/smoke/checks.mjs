@@ -3,14 +3,21 @@
 // the service, the token, and every post made so far, which `cleanUp` deletes whatever happened.
 import { randomUUID } from "node:crypto";
 import { gunzipSync } from "node:zlib";
-import { ZonedClock } from "../zoned-time.mjs";
+import {
+  expectDetail,
+  expectPost,
+  expectStatus,
+  fail,
+  instantOf,
+  jsonOf,
+  listHolds,
+  preview,
+  samePost,
+} from "./expect.mjs";
 import { send } from "./http.mjs";
 
-/** A rule the service broke. */
-export class Deviation extends Error {}
-
 /**
- * @typedef {{ id: number, title: string, content: string, created_at: string | null, updated_at: string | null }} Post
+ * @typedef {import("./expect.mjs").Post} Post
  * @typedef {{
  *   base: string, token?: string, zone: string, signal: AbortSignal,
  *   created: Set<number>, post?: Post, createdAtMs?: number, deleted?: boolean, halt?: string,
@@ -18,21 +25,8 @@ export class Deviation extends Error {}
  * @typedef {{ name: string, needs?: "post" | "deleted", run: (ctx: SmokeContext) => Promise<string> }} Step
  */
 
-const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];
-/** How far a new post's timestamps may be from this machine's clock (clock skew, slow answers). */
-export const CLOCK_TOLERANCE_MS = 5 * 60_000;
 /** Over the service's gzip threshold (1 KiB), so the list is worth compressing. */
 const CONTENT = `A post made by the smoke check, deleted when it ends. ${"Lorem ipsum dolor sit amet. ".repeat(40)}`;
-
-/** @returns {never} */
-const fail = (/** @type {string} */ message) => {
-  throw new Deviation(message);
-};
-
-const preview = (/** @type {Buffer} */ body) => {
-  const text = body.toString("utf8");
-  return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
-};
 
 /**
  * One request, with the token unless `anonymous`.
@@ -48,87 +42,10 @@ function call(ctx, method, path, { body, headers = {}, anonymous = false } = {})
   return send(ctx.base, method, path, { headers: all, body: text, signal: ctx.signal });
 }
 
-/** @param {import("./http.mjs").RawAnswer} answer */
-function expectStatus(answer, /** @type {number} */ status, /** @type {string} */ what) {
-  if (answer.status !== status) {
-    fail(`${what} answered ${answer.status}, not ${status}: ${preview(answer.body)}`);
-  }
-}
-
-/** @param {import("./http.mjs").RawAnswer | Buffer} answer */
-function jsonOf(answer, /** @type {string} */ what) {
-  const body = Buffer.isBuffer(answer) ? answer : answer.body;
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch {
-    return fail(`${what}: the body is not JSON: ${preview(body)}`);
-  }
-}
-
-/** @param {import("./http.mjs").RawAnswer} answer */
-function expectDetail(
-  answer,
-  /** @type {number} */ status,
-  /** @type {string} */ detail,
-  what = "",
-) {
-  expectStatus(answer, status, what);
-  const body = jsonOf(answer, what);
-  if (body?.detail !== detail) {
-    fail(`${what}: detail ${JSON.stringify(body?.detail)}, not ${JSON.stringify(detail)}`);
-  }
-}
-
 /** Remembers the post an answer made, so cleanUp deletes it. */
 function remember(/** @type {SmokeContext} */ ctx, /** @type {unknown} */ post) {
   const id = /** @type {{ id?: unknown }} */ (post)?.id;
   if (typeof id === "number" && Number.isSafeInteger(id) && id > 0) ctx.created.add(id);
-}
-
-/** @returns {Post} */
-function expectPost(/** @type {unknown} */ value, /** @type {string} */ what) {
-  const keys =
-    value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).sort() : [];
-  if (keys.join() !== POST_KEYS.join()) {
-    fail(`${what}: keys ${JSON.stringify(keys)}, not exactly ${POST_KEYS.join(", ")}`);
-  }
-  const post = /** @type {Post} */ (value);
-  if (!Number.isSafeInteger(post.id) || post.id < 1) {
-    fail(`${what}: id ${JSON.stringify(post.id)} is not a positive integer`);
-  }
-  return post;
-}
-
-/** Whether two posts have the same five values. */
-const samePost = (/** @type {Post} */ a, /** @type {Post} */ b) =>
-  POST_KEYS.every(
-    (key) => a[/** @type {keyof Post} */ (key)] === b[/** @type {keyof Post} */ (key)],
-  );
-
-/**
- * The instant a timestamp names in the service's zone, nearest to `near`; a Deviation naming the
- * rule when it is not `YYYY-DD-MM HH:MM:SS` or not near.
- * @param {SmokeContext} ctx
- * @param {unknown} value
- * @param {string} name
- * @returns {number}
- */
-function instantOf(ctx, value, name, near = Date.now()) {
-  const clock = new ZonedClock(ctx.zone);
-  const instants = typeof value === "string" ? clock.instantsOf(value) : undefined;
-  if (!instants) {
-    return fail(
-      `${name} ${JSON.stringify(value)} is not YYYY-DD-MM HH:MM:SS (day before month, 24-hour)`,
-    );
-  }
-  const nearest = instants.sort((a, b) => Math.abs(a - near) - Math.abs(b - near))[0];
-  if (nearest === undefined || Math.abs(nearest - near) > CLOCK_TOLERANCE_MS) {
-    fail(
-      `${name} ${value} is not the time now in ${ctx.zone} (${clock.show(near)}): ` +
-        `month before day, or another zone?`,
-    );
-  }
-  return nearest;
 }
 
 const newPost = (/** @type {string} */ purpose) => ({
@@ -190,8 +107,8 @@ export const STEPS = [
     needs: "post",
     async run(ctx) {
       const post = /** @type {Post} */ (ctx.post);
-      instantOf(ctx, post.created_at, "created_at", ctx.createdAtMs);
-      instantOf(ctx, post.updated_at, "updated_at", ctx.createdAtMs);
+      instantOf(ctx.zone, post.created_at, "created_at", ctx.createdAtMs);
+      instantOf(ctx.zone, post.updated_at, "updated_at", ctx.createdAtMs);
       if (post.created_at !== post.updated_at) {
         fail(`created_at ${post.created_at} and updated_at ${post.updated_at} differ on create`);
       }
@@ -268,8 +185,8 @@ export const STEPS = [
       if (updated.created_at !== post.created_at) {
         fail(`update: created_at moved from ${post.created_at} to ${updated.created_at}`);
       }
-      const before = instantOf(ctx, post.updated_at, "updated_at before", ctx.createdAtMs);
-      const after = instantOf(ctx, updated.updated_at, "updated_at after");
+      const before = instantOf(ctx.zone, post.updated_at, "updated_at before", ctx.createdAtMs);
+      const after = instantOf(ctx.zone, updated.updated_at, "updated_at after");
       if (!(after > before)) {
         fail(`update: updated_at ${updated.updated_at} is not later than ${post.updated_at}`);
       }
@@ -341,79 +258,4 @@ async function conditional(/** @type {SmokeContext} */ ctx, /** @type {string} *
   expectStatus(again, 304, `GET ${path} with If-None-Match: ${etag}`);
   if (again.body.length > 0) fail(`GET ${path}: the 304 has a body: ${preview(again.body)}`);
   return `ETag ${etag}; If-None-Match answers 304 with no body`;
-}
-
-/** The list's checks: an array, ascending by id, holding `post` as it is. */
-function listHolds(
-  /** @type {unknown} */ list,
-  /** @type {Post} */ post,
-  /** @type {string} */ what,
-) {
-  if (!Array.isArray(list)) return fail(`${what}: not an array`);
-  const ids = list.map((item) => item?.id);
-  if (!ids.every((id, i) => i === 0 || id > ids[i - 1])) fail(`${what}: ids not ascending`);
-  const found = list.find((item) => item?.id === post.id);
-  if (!found) return fail(`${what}: post #${post.id} is missing`);
-  if (!samePost(expectPost(found, what), post)) fail(`${what}: post #${post.id} differs`);
-  return `200, ${list.length} posts ascending by id, #${post.id} among them`;
-}
-
-/**
- * Runs every step in order, printing one line each; a step whose need is unmet, or any after a
- * halt, is printed as skipped. Returns how many failed.
- * @param {SmokeContext} ctx
- * @param {(line: string) => void} print
- */
-export async function runSteps(ctx, print) {
-  let failed = 0;
-  for (const [index, step] of STEPS.entries()) {
-    if (ctx.signal.aborted) break;
-    if (ctx.halt) {
-      print(`skip  the ${STEPS.length - index} steps left: ${ctx.halt}`);
-      break;
-    }
-    if (step.needs !== undefined && !ctx[step.needs]) {
-      print(
-        `skip  ${step.name}: the ${step.needs === "post" ? "create" : "delete"} step did not pass`,
-      );
-      continue;
-    }
-    try {
-      print(`ok    ${step.name}: ${await step.run(ctx)}`);
-    } catch (error) {
-      if (ctx.signal.aborted) break;
-      failed += 1;
-      const message = /** @type {Error} */ (error).message;
-      if (error instanceof Deviation) {
-        print(`FAIL  ${step.name}: ${message}`);
-      } else {
-        // The service could not be reached or did not answer: no later step can pass.
-        ctx.halt = "the service did not answer";
-        print(`FAIL  ${step.name}: ${ctx.base}: ${message}`);
-      }
-    }
-  }
-  return failed;
-}
-
-/**
- * Deletes every post the steps made. Returns the ids it could not delete.
- * @param {SmokeContext} ctx
- * @param {AbortSignal} signal
- */
-export async function cleanUp(ctx, signal) {
-  const left = [];
-  for (const id of ctx.created) {
-    try {
-      const answer = await send(ctx.base, "DELETE", `/api/post/${id}`, {
-        headers: ctx.token ? { authorization: `Bearer ${ctx.token}` } : {},
-        signal,
-      });
-      if (answer.status === 204) ctx.created.delete(id);
-      else left.push(id);
-    } catch {
-      left.push(id);
-    }
-  }
-  return left;
 }

@@ -1,0 +1,117 @@
+// The smoke's expectations: each returns what it checked or throws a Deviation that says, in one
+// line, what the service answered instead.
+import { ZonedClock } from "../zoned-time.mjs";
+
+/**
+ * @typedef {{ id: number, title: string, content: string, created_at: string | null, updated_at: string | null }} Post
+ * @typedef {import("./http.mjs").RawAnswer} RawAnswer
+ */
+
+/** A rule the service broke. */
+export class Deviation extends Error {}
+
+export const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];
+/** How far a new post's timestamps may be from this machine's clock (clock skew, slow answers). */
+export const CLOCK_TOLERANCE_MS = 5 * 60_000;
+
+/** @returns {never} */
+export const fail = (/** @type {string} */ message) => {
+  throw new Deviation(message);
+};
+
+export const preview = (/** @type {Buffer} */ body) => {
+  const text = body.toString("utf8");
+  return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
+};
+
+/** @param {RawAnswer} answer */
+export function expectStatus(answer, /** @type {number} */ status, /** @type {string} */ what) {
+  if (answer.status !== status) {
+    fail(`${what} answered ${answer.status}, not ${status}: ${preview(answer.body)}`);
+  }
+}
+
+/** @param {RawAnswer | Buffer} answer */
+export function jsonOf(answer, /** @type {string} */ what) {
+  const body = Buffer.isBuffer(answer) ? answer : answer.body;
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return fail(`${what}: the body is not JSON: ${preview(body)}`);
+  }
+}
+
+/** @param {RawAnswer} answer */
+export function expectDetail(
+  answer,
+  /** @type {number} */ status,
+  /** @type {string} */ detail,
+  what = "",
+) {
+  expectStatus(answer, status, what);
+  const body = jsonOf(answer, what);
+  if (body?.detail !== detail) {
+    fail(`${what}: detail ${JSON.stringify(body?.detail)}, not ${JSON.stringify(detail)}`);
+  }
+}
+
+/** @returns {Post} */
+export function expectPost(/** @type {unknown} */ value, /** @type {string} */ what) {
+  const keys =
+    value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).sort() : [];
+  if (keys.join() !== POST_KEYS.join()) {
+    fail(`${what}: keys ${JSON.stringify(keys)}, not exactly ${POST_KEYS.join(", ")}`);
+  }
+  const post = /** @type {Post} */ (value);
+  if (!Number.isSafeInteger(post.id) || post.id < 1) {
+    fail(`${what}: id ${JSON.stringify(post.id)} is not a positive integer`);
+  }
+  return post;
+}
+
+/** Whether two posts have the same five values. */
+export const samePost = (/** @type {Post} */ a, /** @type {Post} */ b) =>
+  POST_KEYS.every(
+    (key) => a[/** @type {keyof Post} */ (key)] === b[/** @type {keyof Post} */ (key)],
+  );
+
+/**
+ * The instant a timestamp names in the service's zone, nearest to `near`; a Deviation naming the
+ * rule when it is not `YYYY-DD-MM HH:MM:SS` or not near.
+ * @param {string} zone the service's IANA time zone
+ * @param {unknown} value
+ * @param {string} name
+ * @returns {number}
+ */
+export function instantOf(zone, value, name, near = Date.now()) {
+  const clock = new ZonedClock(zone);
+  const instants = typeof value === "string" ? clock.instantsOf(value) : undefined;
+  if (!instants) {
+    return fail(
+      `${name} ${JSON.stringify(value)} is not YYYY-DD-MM HH:MM:SS (day before month, 24-hour)`,
+    );
+  }
+  const nearest = instants.sort((a, b) => Math.abs(a - near) - Math.abs(b - near))[0];
+  if (nearest === undefined || Math.abs(nearest - near) > CLOCK_TOLERANCE_MS) {
+    fail(
+      `${name} ${value} is not the time now in ${zone} (${clock.show(near)}): ` +
+        `month before day, or another zone?`,
+    );
+  }
+  return nearest;
+}
+
+/** The list's checks: an array, ascending by id, holding `post` as it is. */
+export function listHolds(
+  /** @type {unknown} */ list,
+  /** @type {Post} */ post,
+  /** @type {string} */ what,
+) {
+  if (!Array.isArray(list)) return fail(`${what}: not an array`);
+  const ids = list.map((item) => item?.id);
+  if (!ids.every((id, i) => i === 0 || id > ids[i - 1])) fail(`${what}: ids not ascending`);
+  const found = list.find((item) => item?.id === post.id);
+  if (!found) return fail(`${what}: post #${post.id} is missing`);
+  if (!samePost(expectPost(found, what), post)) fail(`${what}: post #${post.id} differs`);
+  return `200, ${list.length} posts ascending by id, #${post.id} among them`;
+}
