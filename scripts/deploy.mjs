@@ -4,8 +4,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { runCommand } from "./lib/cli.mjs";
-import { hasUserPool, stackOutputs, writerToken } from "./lib/stage.mjs";
+import { importWithPackages, runCommand } from "./lib/cli.mjs";
+import { hasUserPool } from "./lib/stack-outputs.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
@@ -71,6 +71,10 @@ async function main() {
   }
   const skipSmoke = argv.includes("--no-smoke");
   const args = argv.filter((arg) => arg !== "--no-smoke");
+  /** @type {typeof import("./lib/stage.mjs")} */
+  const { stackOutputs, writerToken } = await importWithPackages(
+    new URL("./lib/stage.mjs", import.meta.url).href,
+  );
   const built = await run(process.execPath, ["scripts/build.mjs"]);
   if (built !== 0) return built;
   const deployed = await run(process.execPath, [serverlessBin, "deploy", ...args]);

@@ -1,8 +1,7 @@
 // `npm run token`: an access token for a stage's machine client (AUTH_USER_POOL=true), printed
 // alone on standard output, ready for `Authorization: Bearer`. See docs/deploying.md.
 import { parseArgs } from "node:util";
-import { readFlags, runCommand } from "./lib/cli.mjs";
-import { stackOutputs, writerToken } from "./lib/stage.mjs";
+import { importWithPackages, readFlags, runCommand } from "./lib/cli.mjs";
 
 const USAGE = `Usage: npm run -s token -- [options]
 
@@ -38,6 +37,10 @@ async function main() {
     return 0;
   }
   const where = { stage: values.stage, region: values.region };
+  /** @type {typeof import("./lib/stage.mjs")} */
+  const { stackOutputs, writerToken } = await importWithPackages(
+    new URL("./lib/stage.mjs", import.meta.url).href,
+  );
   console.log(await writerToken(await stackOutputs(where), where));
   return 0;
 }

@@ -30,3 +30,18 @@ export async function runCommand(
     process.exitCode = 2;
   }
 }
+
+/**
+ * Imports a module that needs the project's packages (`url`, absolute); without them, a StopError
+ * that says to run `npm install` rather than Node's stack trace.
+ */
+export async function importWithPackages(/** @type {string} */ url) {
+  try {
+    return await import(url);
+  } catch (error) {
+    const { code, message } = /** @type {NodeJS.ErrnoException} */ (error);
+    if (code !== "ERR_MODULE_NOT_FOUND") throw error;
+    const missing = /Cannot find package '([^']+)'/.exec(message)?.[1] ?? "a package";
+    throw new StopError(`${missing} is not installed: run npm install in this folder first`);
+  }
+}

@@ -7,13 +7,11 @@ import {
   DescribeUserPoolClientCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { StopError } from "./migration/api-client.mjs";
+import { SERVICE, hasUserPool } from "./stack-outputs.mjs";
 
 // The SDK's notice that later versions will need Node 22 would bury a command's one line; the
 // commands run on the Node versions package.json's engines allow.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
-/** The service's name in serverless.yml: stacks are `<service>-<stage>`. */
-export const SERVICE = "blog-post-api";
 
 /** How long the token endpoint may take. */
 const TOKEN_TIMEOUT_MS = 10_000;
@@ -62,10 +60,6 @@ export async function stackOutputs({ stage, region }) {
     client.destroy();
   }
 }
-
-/** Whether a stack's outputs show the stage's own user pool. */
-export const hasUserPool = (/** @type {Record<string, string>} */ outputs) =>
-  Boolean(outputs.TokenEndpoint && outputs.WriterClientId && outputs.UserPoolId);
 
 /**
  * An access token for the stage's machine client: its secret read from Cognito, traded at the

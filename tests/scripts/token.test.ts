@@ -2,7 +2,7 @@
 // token endpoint on loopback (the real services are not reachable from the tests), and with no
 // credentials at all: a token on standard output, or one line saying what to do.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { type Server, createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -157,6 +157,30 @@ describe("npm run token", () => {
     expect(stdout).toBe("");
     expect(stderr).toMatch(message);
     expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("before npm install says to run it, in one line", async () => {
+    const bare = await mkdtemp(join(tmpdir(), "blog-post-token-bare-"));
+    try {
+      await cp(join(root, "scripts"), join(bare, "scripts"), { recursive: true });
+      const { code, stderr } = await promisify(execFile)(process.execPath, ["scripts/token.mjs"], {
+        cwd: bare,
+        env: bareEnv({}),
+      }).then(
+        () => ({ code: 0, stderr: "" }),
+        (error: { code?: number; stderr?: string }) => ({
+          code: error.code,
+          stderr: error.stderr ?? "",
+        }),
+      );
+      expect(code).toBe(2);
+      expect(stderr.trim()).toMatch(
+        /^token: @aws-sdk\/client-\S+ is not installed: run npm install/,
+      );
+      expect(stderr.trim().split("\n")).toHaveLength(1);
+    } finally {
+      await rm(bare, { recursive: true, force: true });
+    }
   });
 
   it("without AWS credentials says so in one line, no stack trace, and exits 2", async () => {
