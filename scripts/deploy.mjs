@@ -89,7 +89,7 @@ async function main() {
   }
   const smokeArgs = ["scripts/smoke.mjs", "--url", String(outputs.HttpApiUrl)];
   if (plan.smoke === "with-pool-token") {
-    smokeArgs.push("--token", await writerToken(outputs, where));
+    smokeArgs.push("--token", await writerToken(outputs, where, { patienceMs: 90_000 }));
   }
   console.log(`Checking the new stage: npm run smoke -- --url ${outputs.HttpApiUrl}`);
   const checked = await run(process.execPath, smokeArgs);

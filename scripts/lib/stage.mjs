@@ -13,8 +13,9 @@ import { SERVICE, hasUserPool } from "./stack-outputs.mjs";
 // commands run on the Node versions package.json's engines allow.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
-/** How long the token endpoint may take. */
+/** How long the token endpoint may take, and the pause before asking again when patient. */
 const TOKEN_TIMEOUT_MS = 10_000;
+const RETRY_PAUSE_MS = 5_000;
 
 /** An SDK failure as one line that says what to do. */
 function awsProblem(
@@ -66,8 +67,10 @@ export async function stackOutputs({ stage, region }) {
  * pool's token endpoint (client-credentials grant) for a token carrying the write scope.
  * @param {Record<string, string>} outputs
  * @param {{ stage: string, region: string }} where
+ * @param {{ patienceMs?: number }} [options] how long to keep trying an endpoint that does not
+ *   answer yet (a new pool's domain can take a minute to resolve); by default, not at all
  */
-export async function writerToken(outputs, { stage, region }) {
+export async function writerToken(outputs, { stage, region }, { patienceMs = 0 } = {}) {
   if (!hasUserPool(outputs)) {
     throw new StopError(
       `stack ${SERVICE}-${stage} has no user pool: deploy it with AUTH_USER_POOL=true, or get a ` +
@@ -91,22 +94,29 @@ export async function writerToken(outputs, { stage, region }) {
   }
   if (!secret) throw new StopError(`the client ${outputs.WriterClientId} has no secret`);
   const basic = Buffer.from(`${outputs.WriterClientId}:${secret}`).toString("base64");
+  const giveUpAt = Date.now() + patienceMs;
   let answer;
-  try {
-    answer = await fetch(/** @type {string} */ (outputs.TokenEndpoint), {
-      method: "POST",
-      headers: {
-        authorization: `Basic ${basic}`,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({
-        grant_type: "client_credentials",
-        scope: outputs.WriteScope ?? "blog/write",
-      }),
-      signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new StopError(`${outputs.TokenEndpoint}: ${/** @type {Error} */ (error).message}`);
+  for (;;) {
+    try {
+      answer = await fetch(/** @type {string} */ (outputs.TokenEndpoint), {
+        method: "POST",
+        headers: {
+          authorization: `Basic ${basic}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({
+          grant_type: "client_credentials",
+          scope: outputs.WriteScope ?? "blog/write",
+        }),
+        signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
+      });
+      break;
+    } catch (error) {
+      if (Date.now() + RETRY_PAUSE_MS > giveUpAt) {
+        throw new StopError(`${outputs.TokenEndpoint}: ${/** @type {Error} */ (error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
   }
   const body = /** @type {{ access_token?: unknown, error?: string }} */ (
     await answer.json().catch(() => ({}))
