@@ -65,11 +65,24 @@ function createShutdown() {
 
 /** The JWT settings as serverless.yml reads them; a bad AUTH_* setting stops here in one line. */
 function readAuthSettings() {
+  let auth;
   try {
-    return /** @type {Auth | undefined} */ (require("../config/auth.cjs").readAuth());
+    auth = /** @type {(Auth & { userPool: boolean }) | undefined} */ (
+      require("../config/auth.cjs").readAuth()
+    );
   } catch (error) {
     throw new SetupError(error instanceof Error ? error.message : String(error));
   }
+  // The pool exists only in a deployed stack: locally its issuer would be a reference to nothing.
+  if (auth?.userPool) {
+    throw new SetupError(
+      "AUTH_USER_POOL=true creates a Cognito user pool when a stage is deployed; npm start has " +
+        "none. To try the authorizer locally, use AUTH_ISSUER_URL=https://issuer.example " +
+        "AUTH_AUDIENCE=blog AUTH_WRITE_SCOPE=blog/write npm start and a token minted for them " +
+        "(docs/security.md).",
+    );
+  }
+  return auth;
 }
 
 /** Everything `npm start` needs, checked before anything is imported from node_modules or started. */

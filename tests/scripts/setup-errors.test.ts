@@ -153,6 +153,16 @@ describe("npm start refuses, before starting anything", () => {
     expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
   });
 
+  it("when AUTH_USER_POOL=true asks for a pool only a deployment has", async () => {
+    const outcome = await start({ AUTH_USER_POOL: "true" });
+    expectOneCleanMessage(
+      outcome,
+      /AUTH_USER_POOL=true creates a Cognito user pool when a stage is deployed/,
+      /AUTH_ISSUER_URL=/,
+    );
+    expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
+  });
+
   it("when the API port is taken", async () => {
     const outcome = await start({ PORT: String(heldPort) });
     expectOneCleanMessage(outcome, new RegExp(`Port ${heldPort} is already in use`), /PORT=/);
