@@ -6,6 +6,8 @@ import { errorReply } from "./errors.js";
 import { type ApiRequest, apiRequest, findHeader } from "./request.js";
 import { type Reply, acceptsGzip, toResponse } from "./response.js";
 import { type InvocationContext, type Logger, invocationFields } from "./logger.js";
+import { requestMetrics } from "./metrics.js";
+import type { StorageCounts } from "../posts/repository.js";
 
 type BusinessStep = (request: ApiRequest) => Promise<Reply>;
 export type ApiHandler = (
@@ -18,6 +20,9 @@ interface RouteOptions {
   /** The route's path parameter that names the resource (`{post_pk}`), shown to the step as `pathId`. */
   pathParameter?: string;
 }
+
+/** The function's name in a line when there is no Lambda context (tests): a metric dimension needs one. */
+const NO_FUNCTION_NAME = "unknown";
 
 /** Time left for a request when there is no Lambda context (tests): the functions' timeout. */
 const DEFAULT_TIME_LEFT_MS = 10_000;
@@ -66,26 +71,31 @@ export function httpHandler(
     const pathId = pathParameter === undefined ? undefined : event.pathParameters?.[pathParameter];
     const timeLeft = context?.getRemainingTimeInMillis() ?? DEFAULT_TIME_LEFT_MS;
     const deadline = new AbortController();
+    const counts: StorageCounts = {};
     let reply: Reply;
     let failure: unknown;
     try {
-      const request = apiRequest(event, pathId, deadline.signal);
+      const request = apiRequest(event, pathId, deadline.signal, counts);
       reply = await withinTime(step, request, Math.max(timeLeft - ANSWER_MARGIN_MS, 0), deadline);
     } catch (error) {
       failure = error;
       reply = errorReply(error);
     }
     const response = toResponse(reply, acceptsGzip(findHeader(event.headers, "accept-encoding")));
+    const status = response.statusCode;
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
     const fields = {
       ...invocation,
+      function_name: invocation.function_name ?? NO_FUNCTION_NAME,
       api_request_id: event.requestContext?.requestId,
       method: event.requestContext?.http?.method,
       route: event.routeKey,
       postId: pathId,
-      status: response.statusCode,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      status,
+      durationMs,
+      ...requestMetrics({ status, durationMs, coldStart: invocation.cold_start, counts }),
     };
-    if (response.statusCode >= 500) {
+    if (status >= 500) {
       const err = failure instanceof Error ? failure : new Error(response.body);
       const cause = err.cause instanceof Error ? err.cause : err;
       logger.error("request failed", {

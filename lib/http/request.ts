@@ -1,6 +1,7 @@
 // Requests: what a route's step may read of an API Gateway (payload 2.0) event.
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { TooLargeError, ValidationError } from "../posts/errors.js";
+import type { StorageCounts } from "../posts/repository.js";
 
 /** Largest request body accepted, in bytes, checked before the body is decoded or parsed. */
 export const BODY_MAX_BYTES = 1_048_576;
@@ -15,6 +16,8 @@ export interface ApiRequest {
   header(name: string): string | undefined;
   /** Aborted when the answer's deadline passes: storage calls given it stop there. */
   signal: AbortSignal;
+  /** What storage did for this request, reported in its log line's metrics (metrics.ts). */
+  counts: StorageCounts;
 }
 
 function decodeBody(event: APIGatewayProxyEventV2): string {
@@ -72,11 +75,13 @@ export function apiRequest(
   event: APIGatewayProxyEventV2,
   pathId: string | undefined,
   signal: AbortSignal,
+  counts: StorageCounts = {},
 ): ApiRequest {
   return {
     pathId,
     jsonObject: () => parseJsonObject(event),
     header: (name) => findHeader(event.headers, name),
     signal,
+    counts,
   };
 }

@@ -15,7 +15,7 @@ const ONE_POST = { pathParameter: "post_pk" };
 /** GET /api/post → every post, ascending by id (304 when If-None-Match names that list). */
 export const listPosts = (posts: PostRepository, log: Logger) =>
   httpHandler(async (request) => {
-    const { json, etag } = await posts.listJson(request.signal);
+    const { json, etag } = await posts.listJson(request.signal, request.counts);
     return okUnlessHeld(json, etag, request.header("if-none-match"));
   }, log);
 
@@ -50,11 +50,12 @@ export const createPost = (posts: PostRepository, log: Logger) =>
     const key = request.header("idempotency-key");
     const post =
       key === undefined
-        ? await posts.create(input, request.signal)
+        ? await posts.create(input, request.signal, request.counts)
         : await posts.createOnce(
             input,
             { key: parseIdempotencyKey(key), fingerprint: fingerprintPayload(payload) },
             request.signal,
+            request.counts,
           );
     return created(serializePost(post), `/api/post/${post.id}`);
   }, log);

@@ -3,6 +3,33 @@
 import type { IdempotentRequest } from "./idempotency-key.js";
 import type { NewPost, Post, PostChanges } from "./post.js";
 
+/**
+ * What storage did for one request that the request's metrics report (lib/http/metrics.ts). A
+ * caller that wants them passes an object; storage adds to the counts that apply, so a count is
+ * present only where its path was taken (a list is either from memory or scanned).
+ */
+export type StorageCounts = Partial<
+  Record<
+    /** A list answered from the instance's memory, or by a Scan. */
+    | "ListFromMemory"
+    | "ListScanned"
+    /** Counter-issued ids found already taken by a client-chosen id, and skipped. */
+    | "IdsSkipped"
+    /** A create answered with the stored outcome of an earlier one with its Idempotency-Key. */
+    | "IdempotentReplays",
+    number
+  >
+>;
+
+/** Adds `n` to one of the counts, when the caller asked for them. */
+export function addCount(
+  counts: StorageCounts | undefined,
+  name: keyof StorageCounts,
+  n = 1,
+): void {
+  if (counts) counts[name] = (counts[name] ?? 0) + n;
+}
+
 /** The list as it is answered: the JSON array of every post, ascending by id, and its ETag. */
 export interface ListBody {
   json: string;
@@ -11,20 +38,26 @@ export interface ListBody {
 
 /**
  * What the routes need from storage. Every method takes the request's abort signal: once it
- * fires, the storage call in flight is cancelled and no later one starts.
+ * fires, the storage call in flight is cancelled and no later one starts. The list and the two
+ * creates also take the request's StorageCounts, for its metrics.
  */
 export interface PostRepository {
   /** Every post, ascending by id, as the JSON array a list answers with, and its ETag. */
-  listJson(signal?: AbortSignal): Promise<ListBody>;
+  listJson(signal?: AbortSignal, counts?: StorageCounts): Promise<ListBody>;
   /** The post with this id, or undefined. */
   get(id: number, signal?: AbortSignal): Promise<Post | undefined>;
   /** Stores a new post; throws PostExistsError when a client-chosen id is taken. */
-  create(post: NewPost, signal?: AbortSignal): Promise<Post>;
+  create(post: NewPost, signal?: AbortSignal, counts?: StorageCounts): Promise<Post>;
   /**
    * Like create, but at most once per Idempotency-Key: a retry with the same body gets the
    * first outcome again; otherwise throws IdempotencyError.
    */
-  createOnce(post: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post>;
+  createOnce(
+    post: NewPost,
+    request: IdempotentRequest,
+    signal?: AbortSignal,
+    counts?: StorageCounts,
+  ): Promise<Post>;
   /** Applies changes and refreshes `updated_at`; throws PostNotFoundError when there is no post. */
   update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post>;
   /** Deletes the post if there is one. */

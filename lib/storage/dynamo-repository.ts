@@ -4,7 +4,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { IdempotencyError, PostExistsError } from "../posts/errors.js";
 import type { IdempotentRequest } from "../posts/idempotency-key.js";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../posts/post.js";
-import type { ListBody, PostRepository } from "../posts/repository.js";
+import type { ListBody, PostRepository, StorageCounts } from "../posts/repository.js";
 import { ChangeMarker } from "./change-marker.js";
 import { ID_TAKEN, IdAllocator } from "./id-allocator.js";
 import { IdempotencyKeyTable } from "./idempotency-key-table.js";
@@ -45,26 +45,33 @@ export class DynamoPostRepository implements PostRepository {
     }
   }
 
-  listJson(signal?: AbortSignal): Promise<ListBody> {
-    return this.cache.read(signal);
+  listJson(signal?: AbortSignal, counts?: StorageCounts): Promise<ListBody> {
+    return this.cache.read(signal, counts);
   }
 
   get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
     return this.table.get(id, signal);
   }
 
-  async create(input: NewPost, signal?: AbortSignal): Promise<Post> {
+  async create(input: NewPost, signal?: AbortSignal, counts?: StorageCounts): Promise<Post> {
     const write = (id: number) => this.table.put(postToStore(input, id), signal);
     const written =
-      input.id === undefined ? await this.ids.withFreeId(write, signal) : await write(input.id);
+      input.id === undefined
+        ? await this.ids.withFreeId(write, signal, counts)
+        : await write(input.id);
     if (written === ID_TAKEN) throw new PostExistsError(input.id as number);
     await this.marker.advance(signal);
     return written;
   }
 
-  async createOnce(input: NewPost, request: IdempotentRequest, signal?: AbortSignal) {
+  async createOnce(
+    input: NewPost,
+    request: IdempotentRequest,
+    signal?: AbortSignal,
+    counts?: StorageCounts,
+  ) {
     if (!this.once) throw new IdempotencyError("disabled");
-    const post = await this.once.create(input, request, signal);
+    const post = await this.once.create(input, request, signal, counts);
     // Replays advance it too: a first attempt that wrote the post but failed here answered 500.
     await this.marker.advance(signal);
     return post;

@@ -1,5 +1,6 @@
 // Id allocation: hands out ids from blocks reserved on the shared counter, like a sequence cache,
 // and skips the values client-chosen ids already hold.
+import { type StorageCounts, addCount } from "../posts/repository.js";
 
 /** Reserves `size` ids on the counter and returns the last one of the block. */
 type ReserveIds = (size: number, signal?: AbortSignal) => Promise<number>;
@@ -59,6 +60,7 @@ export class IdAllocator {
   async withFreeId<T>(
     write: (id: number) => Promise<T | typeof ID_TAKEN>,
     signal?: AbortSignal,
+    counts?: StorageCounts,
   ): Promise<T> {
     for (let collisions = 0; ; collisions++) {
       const id =
@@ -67,6 +69,7 @@ export class IdAllocator {
           : await this.reserve(2 ** Math.min(collisions, 30), signal);
       const written = await write(id);
       if (written !== ID_TAKEN) return written;
+      addCount(counts, "IdsSkipped");
     }
   }
 }

@@ -6,6 +6,7 @@ import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { IdempotencyError, PostExistsError, StorageError } from "../posts/errors.js";
 import type { IdempotentRequest } from "../posts/idempotency-key.js";
 import { type NewPost, type Post, postToStore } from "../posts/post.js";
+import { type StorageCounts, addCount } from "../posts/repository.js";
 import { ID_TAKEN, type IdAllocator } from "./id-allocator.js";
 import {
   type IdempotencyKeyTable,
@@ -33,7 +34,12 @@ export class IdempotentCreate {
   ) {}
 
   /** Creates the post, or returns (or rethrows) the outcome of the first request with this key. */
-  async create(input: NewPost, request: IdempotentRequest, signal?: AbortSignal): Promise<Post> {
+  async create(
+    input: NewPost,
+    request: IdempotentRequest,
+    signal?: AbortSignal,
+    counts?: StorageCounts,
+  ): Promise<Post> {
     const waitUntil = Date.now() + RETRY_WAIT_MS;
     for (;;) {
       const owner = randomUUID();
@@ -42,13 +48,14 @@ export class IdempotentCreate {
       // A claim whose answer was lost shows up as a record this request owns (owners are fresh
       // for each try, and only an owner finishes its record, so it is still pending).
       if (claimed || record?.owner === owner) {
-        const post = await this.createClaimed(input, request.key, owner, signal);
+        const post = await this.createClaimed(input, request.key, owner, signal, counts);
         if (post) return post;
         continue; // another request took the key over meanwhile: use its outcome
       }
       if (!record || record.expires_at < epochSeconds()) continue;
       if (record.fingerprint !== request.fingerprint) throw new IdempotencyError("reused");
       if (record.state === "done") {
+        addCount(counts, "IdempotentReplays");
         if (record.status === 409) throw new PostExistsError(record.conflict_id ?? 0);
         return record.post as Post;
       }
@@ -63,7 +70,13 @@ export class IdempotentCreate {
    * Writes the post and marks the key done in one transaction, so a post exists exactly when
    * its key says so. Returns undefined when the key was taken over by another request.
    */
-  private async createClaimed(input: NewPost, key: string, owner: string, signal?: AbortSignal) {
+  private async createClaimed(
+    input: NewPost,
+    key: string,
+    owner: string,
+    signal?: AbortSignal,
+    counts?: StorageCounts,
+  ) {
     const finish = (outcome: KeyOutcome) => this.keys.finish(key, owner, outcome);
     const write = async (id: number): Promise<Post | typeof ID_TAKEN | typeof KEY_LOST> => {
       const post = postToStore(input, id);
@@ -80,7 +93,9 @@ export class IdempotentCreate {
     };
     try {
       const written =
-        input.id === undefined ? await this.ids.withFreeId(write, signal) : await write(input.id);
+        input.id === undefined
+          ? await this.ids.withFreeId(write, signal, counts)
+          : await write(input.id);
       if (written === KEY_LOST) return undefined;
       if (written !== ID_TAKEN) return written;
       const conflictId = input.id as number;

@@ -2,7 +2,7 @@
 // the change marker has not moved, so an unchanged table costs one small read, not a Scan.
 import { etagOfParts } from "../posts/etag.js";
 import { type Post, serializePost } from "../posts/post.js";
-import type { ListBody } from "../posts/repository.js";
+import { type ListBody, type StorageCounts, addCount } from "../posts/repository.js";
 import type { ChangeMarker } from "./change-marker.js";
 import type { PostsTable } from "./posts-table.js";
 
@@ -44,10 +44,14 @@ export class ListCache {
    * The list now. One consistent marker read; the kept body when it was built at that marker,
    * else a Scan, kept only if the marker read after it shows that nothing moved meanwhile.
    */
-  async read(signal?: AbortSignal): Promise<ListBody> {
+  async read(signal?: AbortSignal, counts?: StorageCounts): Promise<ListBody> {
     const before = await this.marker.read(signal);
     const kept = this.kept;
-    if (kept?.marker === before && this.clock() - kept.builtAt < this.maxAgeMs) return kept.body;
+    if (kept?.marker === before && this.clock() - kept.builtAt < this.maxAgeMs) {
+      addCount(counts, "ListFromMemory");
+      return kept.body;
+    }
+    addCount(counts, "ListScanned");
     // Markers only grow: a body built at another marker can never be answered again.
     this.kept = undefined;
     const builtAt = this.clock();

@@ -35,6 +35,8 @@ export interface Offline {
   timeZone: string;
   /** What serverless-offline printed so far (the last 64 KiB). */
   output(): string;
+  /** Every line the functions wrote that is a JSON object (the service's log lines), parsed. */
+  logLines(): Record<string, unknown>[];
   /** Stops serverless-offline (and everything it started), then drops the table. */
   stop(): Promise<void>;
 }
@@ -104,6 +106,15 @@ export async function startOffline({
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-OUTPUT_KEPT_CHARS);
   };
+  const logLines: Record<string, unknown>[] = [];
+  let partial = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    const lines = (partial + chunk.toString("utf8")).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.startsWith("{")) logLines.push(JSON.parse(line) as Record<string, unknown>);
+    }
+  });
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   let exited = false;
@@ -159,5 +170,5 @@ export async function startOffline({
       await sleep(200);
     }
   }
-  return { baseUrl, table, timeZone, output: () => output, stop };
+  return { baseUrl, table, timeZone, output: () => output, logLines: () => logLines, stop };
 }

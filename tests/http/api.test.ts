@@ -1,6 +1,7 @@
 // Black-box HTTP tests: every route through serverless-offline and the built bundles, as a client sees it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
+import { emfProblems } from "../helpers/emf.js";
 import { type Offline, startOffline } from "../helpers/offline.js";
 import { POST_KEYS, SHOWN_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
 
@@ -26,7 +27,8 @@ interface Reply {
 let api: Offline;
 
 beforeAll(async () => {
-  api = await startOffline({ label: "http-api", timeZone: TIME_ZONE });
+  // Lines at info, so the last test can check every line these requests caused.
+  api = await startOffline({ label: "http-api", timeZone: TIME_ZONE, env: { LOG_LEVEL: "info" } });
 });
 
 afterAll(async () => {
@@ -354,5 +356,19 @@ describe("compression", () => {
     expect(zipped.headers.get("content-encoding")).toBe("gzip");
     expect(plain.headers.get("content-encoding")).toBeNull();
     expectJson(zipped, 200, plain.body); // fetch decompresses: the same list either way
+  });
+});
+
+// Last in the file: the requests above (2xx and 4xx answers) wrote these lines.
+describe("the log lines these requests caused", () => {
+  it("are each one valid Embedded Metric Format document", async () => {
+    await expect.poll(() => api.logLines().length).toBeGreaterThan(50);
+    const lines = api.logLines();
+    const statuses = new Set(lines.map((line) => Math.floor(Number(line.status) / 100)));
+    expect([...statuses].sort()).toEqual(expect.arrayContaining([2, 4]));
+    for (const line of lines) expect(emfProblems(line), JSON.stringify(line)).toEqual([]);
+    expect(
+      lines.filter((line) => line.ListScanned === 1 || line.ListFromMemory === 1).length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,117 @@
+// Test helper: is a log line a valid CloudWatch Embedded Metric Format document? The structure is
+// checked against a JSON Schema of the EMF specification (docs.aws.amazon.com, "Specification:
+// Embedded metric format"); what a schema cannot say (each named metric and dimension present at
+// the top level with the right type) is checked after it.
+import { Ajv } from "ajv";
+
+/** The units CloudWatch accepts (MetricDatum's StandardUnit). */
+export const CLOUDWATCH_UNITS = [
+  "Seconds",
+  "Microseconds",
+  "Milliseconds",
+  "Bytes",
+  "Kilobytes",
+  "Megabytes",
+  "Gigabytes",
+  "Terabytes",
+  "Bits",
+  "Kilobits",
+  "Megabits",
+  "Gigabits",
+  "Terabits",
+  "Percent",
+  "Count",
+  "Bytes/Second",
+  "Kilobytes/Second",
+  "Megabytes/Second",
+  "Gigabytes/Second",
+  "Terabytes/Second",
+  "Bits/Second",
+  "Kilobits/Second",
+  "Megabits/Second",
+  "Gigabits/Second",
+  "Terabits/Second",
+  "Count/Second",
+  "None",
+];
+
+const NAME = { type: "string", minLength: 1, maxLength: 255 };
+
+/** The EMF document's structure: the root's `_aws` metadata and its metric directives. */
+const EMF_SCHEMA = {
+  type: "object",
+  required: ["_aws"],
+  properties: {
+    _aws: {
+      type: "object",
+      required: ["Timestamp", "CloudWatchMetrics"],
+      properties: {
+        Timestamp: { type: "integer", minimum: 0 },
+        CloudWatchMetrics: {
+          type: "array",
+          minItems: 1,
+          items: {
+            type: "object",
+            required: ["Namespace", "Dimensions", "Metrics"],
+            additionalProperties: false,
+            properties: {
+              Namespace: { type: "string", minLength: 1, maxLength: 1024, pattern: "^[^:].*$" },
+              Dimensions: {
+                type: "array",
+                items: { type: "array", maxItems: 30, items: NAME },
+              },
+              Metrics: {
+                type: "array",
+                maxItems: 100,
+                items: {
+                  type: "object",
+                  required: ["Name"],
+                  additionalProperties: false,
+                  properties: {
+                    Name: NAME,
+                    Unit: { enum: CLOUDWATCH_UNITS },
+                    StorageResolution: { enum: [1, 60] },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const validate = new Ajv({ allErrors: true }).compile(EMF_SCHEMA);
+
+interface Directive {
+  Dimensions: string[][];
+  Metrics: { Name: string }[];
+}
+
+const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+
+/** What makes `line` an invalid EMF document, one text per problem; empty when it is valid. */
+export function emfProblems(line: Record<string, unknown>): string[] {
+  if (!validate(line)) {
+    return (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message}`);
+  }
+  const problems: string[] = [];
+  const directives = (line._aws as { CloudWatchMetrics: Directive[] }).CloudWatchMetrics;
+  for (const { Dimensions, Metrics } of directives) {
+    for (const { Name } of Metrics) {
+      const value = line[Name];
+      const ok = Array.isArray(value)
+        ? value.length > 0 && value.length <= 100 && value.every(isNumber)
+        : isNumber(value);
+      if (!ok) problems.push(`metric ${Name}: ${JSON.stringify(value)} is not a number`);
+    }
+    for (const name of Dimensions.flat()) {
+      const value = line[name];
+      if (typeof value !== "string" || value === "") {
+        problems.push(`dimension ${name}: ${JSON.stringify(value)} is not a string`);
+      }
+    }
+  }
+  return problems;
+}
