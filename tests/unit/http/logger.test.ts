@@ -105,11 +105,7 @@ describe("a request's log line", () => {
     expect(line?.cold_start).toBe(false);
     // The metrics' dimension needs a function name, so the line has one even here.
     expect(line?.function_name).toBe("unknown");
-    for (const key of [
-      "function_request_id",
-      "function_memory_size",
-      "xray_trace_id",
-    ]) {
+    for (const key of ["function_request_id", "function_memory_size", "xray_trace_id"]) {
       expect(line, key).not.toHaveProperty(key);
     }
   });
