@@ -42,6 +42,7 @@ function readReservedConcurrency(env = process.env) {
 
 module.exports = {
   DEFAULTS,
+  positiveInteger,
   readReservedConcurrency,
   /** `DefaultRouteSettings` of the HTTP API's stage. */
   routeThrottle: () => ({

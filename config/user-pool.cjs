@@ -3,8 +3,7 @@
 // that scope, and the pool's domain, which serves the token endpoint. Read by serverless.yml as
 // one more fragment of `resources`; config/auth.cjs points the JWT authorizer at the pool.
 const { POOL_SCOPE, POOL_WRITE_SCOPE, readAuth } = require("./auth.cjs");
-
-const SERVICE = "blog-post-api";
+const { SERVICE } = require("./names.cjs");
 
 /**
  * The domain prefix: AUTH_POOL_DOMAIN, or the service, stage and account id, which makes it

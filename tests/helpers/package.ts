@@ -48,6 +48,8 @@ export const TEMPLATE_SETTINGS = [
   "TABLE_MAX_READ_UNITS",
   "TABLE_MAX_WRITE_UNITS",
   "RESERVED_CONCURRENCY",
+  "LATENCY_ALARM_MS",
+  "CAPACITY_ALARM_PERCENT",
 ];
 
 /** This process's environment without the template settings, plus `settings`. */

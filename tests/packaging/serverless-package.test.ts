@@ -338,7 +338,7 @@ describe("optional alarms and CORS", () => {
 
   it("without ALARM_TOPIC_ARN, every alarm sits behind a condition that is false", () => {
     const template = { Resources: resources };
-    expect(alarms(template).length).toBe(3);
+    expect(alarms(template).length).toBe(10);
     for (const [, alarm] of alarms(template)) {
       expect((alarm as Resource & { Condition?: string }).Condition).toBe("HasAlarmTopic");
     }
@@ -351,10 +351,30 @@ describe("optional alarms and CORS", () => {
     const names = alarms(configured)
       .map(([id]) => id)
       .sort();
-    expect(names).toEqual(["ApiServerErrorsAlarm", "DynamoThrottlesAlarm", "LambdaErrorsAlarm"]);
+    expect(names).toEqual([
+      "ApiServerErrorsAlarm",
+      "CreatePostLatencyAlarm",
+      "DeletePostLatencyAlarm",
+      "DynamoThrottlesAlarm",
+      "GetPostLatencyAlarm",
+      "IdempotencyTableCapacityAlarm",
+      "LambdaErrorsAlarm",
+      "ListPostsLatencyAlarm",
+      "PostsTableCapacityAlarm",
+      "UpdatePostLatencyAlarm",
+    ]);
     for (const [, alarm] of alarms(configured)) {
       expect(alarm.Properties.AlarmActions).toEqual([ALARM_TOPIC]);
     }
+  });
+
+  it("alarms on p99 latency over 1,000 ms and on 80% of a table's ceiling by default", () => {
+    expect(resources.GetPostLatencyAlarm?.Properties.Threshold).toBe(1000);
+    expect(resources.PostsTableCapacityAlarm?.Properties.Threshold).toBe(80);
+    const [percent] = resources.PostsTableCapacityAlarm?.Properties.Metrics as {
+      Expression: string;
+    }[];
+    expect(percent?.Expression).toBe("100 * MAX([reads / 60 / 1000, writes / 60 / 200])");
   });
 
   it("counts the errors of all five functions, and only theirs", () => {

@@ -12,6 +12,9 @@ const { openWritesProblem } = require("../../config/open-writes-guard.cjs") as {
 const { domainPrefix } = require("../../config/user-pool.cjs") as {
   domainPrefix(stage: string, env: NodeJS.ProcessEnv): unknown;
 };
+const { readAlarmSettings } = require("../../config/alarms.cjs") as {
+  readAlarmSettings(env: NodeJS.ProcessEnv): Record<string, unknown>;
+};
 const { readReservedConcurrency } = require("../../config/limits.cjs") as {
   readReservedConcurrency(env: NodeJS.ProcessEnv): Record<string, number>;
 };
@@ -131,4 +134,32 @@ describe("readReservedConcurrency", () => {
       );
     },
   );
+});
+
+describe("readAlarmSettings", () => {
+  it("takes the thresholds and ceilings from the settings, or their defaults", () => {
+    expect(readAlarmSettings({})).toEqual({
+      topic: "",
+      latencyMs: 1000,
+      capacityPercent: 80,
+      maxReadUnits: 1000,
+      maxWriteUnits: 200,
+    });
+    expect(
+      readAlarmSettings({
+        ALARM_TOPIC_ARN: " arn:t ",
+        LATENCY_ALARM_MS: "250",
+        CAPACITY_ALARM_PERCENT: "100",
+        TABLE_MAX_READ_UNITS: "50",
+      }),
+    ).toMatchObject({ topic: "arn:t", latencyMs: 250, capacityPercent: 100, maxReadUnits: 50 });
+  });
+
+  it.each([
+    [{ LATENCY_ALARM_MS: "fast" }, /LATENCY_ALARM_MS must be a positive integer/],
+    [{ CAPACITY_ALARM_PERCENT: "0" }, /CAPACITY_ALARM_PERCENT must be a positive integer/],
+    [{ CAPACITY_ALARM_PERCENT: "101" }, /CAPACITY_ALARM_PERCENT must be at most 100, not 101/],
+  ])("refuses %o", (env, message) => {
+    expect(() => readAlarmSettings(env)).toThrow(message);
+  });
 });
