@@ -1,6 +1,7 @@
 // `npm run load`: a bounded load test of the API served with `npm start`'s serverless-offline
 // options (its own in-memory DynamoDB Local and serverless-offline, on free ports). Prints throughput, p50/p99
-// latency, errors and the server's resident memory before, at its peak and after.
+// latency, errors and the server's resident memory before, at its peak and after, then the
+// metrics the functions' own log lines carried, as the stage's dashboard would show them.
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
@@ -82,11 +83,11 @@ export async function runLoad(/** @type {LoadOptions} */ options) {
 }
 
 /** Builds the bundles and serves them as `npm start` does, over an in-memory DynamoDB Local. */
-async function startOwnApi() {
+async function startOwnApi(/** @type {(line: Record<string, unknown>) => void} */ onLogLine) {
   const { build } = await import("./build.mjs");
   const { startLocalApi } = await import("./lib/offline.mjs");
   await build();
-  return startLocalApi("load");
+  return startLocalApi("load", { onLogLine });
 }
 
 const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
@@ -123,7 +124,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const mix = /** @type {(typeof MIXES)[number]} */ (values.mix);
   if (!MIXES.includes(mix)) throw new Error(`--mix is one of ${MIXES.join(", ")}`);
   const { SetupError } = await import("./lib/setup-checks.mjs");
-  const api = await startOwnApi().catch((error) => {
+  const { formatMetricsSummary, summarizeMetrics } = await import("./lib/metrics-summary.mjs");
+  /** @type {Record<string, unknown>[]} */
+  let logLines = [];
+  const api = await startOwnApi((line) => logLines.push(line)).catch((error) => {
     if (!(error instanceof SetupError)) throw error;
     console.error(error.message);
     process.exit(1);
@@ -131,6 +135,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   let failed = false;
   try {
     for (let round = 1; round <= Number(values.rounds); round++) {
+      logLines = [];
       const run = await runLoad({
         baseUrl: api.baseUrl,
         requests: Number(values.requests),
@@ -139,6 +144,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         serverRss: api.rss,
       });
       console.log(`round ${round}: ${describeLoad(run, mix)}\n`);
+      // The last lines may still be on their way through the pipe.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      console.log(
+        `metrics from the functions' log lines:\n${formatMetricsSummary(summarizeMetrics(logLines))}\n`,
+      );
       failed ||= run.errors > 0;
     }
   } finally {

@@ -127,6 +127,27 @@ export function spawnOffline(settings) {
   return { child, pid, baseUrl, exited, ready, stop };
 }
 
+/** Calls `onLine` with each line of the child's standard output that is a JSON object. */
+function readLogLines(
+  /** @type {import("node:child_process").ChildProcess} */ child,
+  /** @type {(line: Record<string, unknown>) => void} */ onLine,
+) {
+  let partial = "";
+  child.stdout?.on("data", (/** @type {Buffer} */ chunk) => {
+    const lines = (partial + chunk.toString("utf8")).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.startsWith("{")) continue;
+      try {
+        onLine(JSON.parse(line));
+      } catch {
+        // not a log line of the service's: serverless-offline's own output
+      }
+    }
+  });
+  child.stderr?.resume(); // read and dropped, so a full pipe never stalls serverless-offline
+}
+
 /** Resident memory of a process in bytes (`ps`, so Linux and macOS alike). */
 export async function rssOf(/** @type {number} */ pid) {
   const { stdout } = await promisify(execFile)("ps", ["-o", "rss=", "-p", String(pid)]);
@@ -137,7 +158,10 @@ export async function rssOf(/** @type {number} */ pid) {
  * The built bundles served as `npm start` serves them, on free ports, over an in-memory DynamoDB
  * Local with tables named `<prefix>-posts` and `<prefix>-idempotency-keys`; `stop()` ends both.
  */
-export async function startLocalApi(/** @type {string} */ prefix) {
+export async function startLocalApi(
+  /** @type {string} */ prefix,
+  /** @type {{ onLogLine?: (line: Record<string, unknown>) => void }} */ { onLogLine } = {},
+) {
   const db = await startDynamoDbLocal();
   try {
     const client = localClient(db.endpoint);
@@ -151,9 +175,12 @@ export async function startLocalApi(/** @type {string} */ prefix) {
       dynamoEndpoint: db.endpoint,
       postsTable: `${prefix}-posts`,
       idempotencyTable: `${prefix}-idempotency-keys`,
-      // One log line per request would cost more than some requests.
-      stdio: "ignore",
+      // Without a reader, the request lines go nowhere: reading one per request costs this
+      // process more than some requests cost the server.
+      stdio: onLogLine ? "pipe" : "ignore",
+      env: onLogLine ? { LOG_LEVEL: "info" } : {},
     });
+    if (onLogLine) readLogLines(offline.child, onLogLine);
     const stop = async () => {
       await offline.stop();
       await db.stop();
