@@ -1,4 +1,5 @@
 // Test helper: the five handlers built over one repository, as lib/app/runtime.ts wires them.
+import { vi } from "vitest";
 import type { LogFields, Logger } from "../../lib/http/logger.js";
 import { createPost, deletePost, getPost, listPosts, updatePost } from "../../lib/http/routes.js";
 import type { PostRepository } from "../../lib/posts/repository.js";
@@ -28,3 +29,18 @@ export function handlersOver(posts: PostRepository, log: Logger = quietLogger) {
 }
 
 export type Handlers = ReturnType<typeof handlersOver>;
+
+/** Every line written to standard output while `run` runs, parsed: the log lines as Lambda sees them. */
+export async function linesWrittenBy(run: () => unknown): Promise<Record<string, unknown>[]> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+  }
+  return written.map((line) => JSON.parse(line) as Record<string, unknown>);
+}

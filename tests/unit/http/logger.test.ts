@@ -5,21 +5,7 @@ import { createLogger } from "../../../lib/http/logger.js";
 import { ok } from "../../../lib/http/response.js";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { apiEvent } from "../../helpers/events.js";
-
-/** Every line written to standard output while `run` runs, parsed. */
-async function linesWrittenBy(run: () => unknown): Promise<Record<string, unknown>[]> {
-  const written: string[] = [];
-  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    written.push(String(chunk));
-    return true;
-  });
-  try {
-    await run();
-  } finally {
-    spy.mockRestore();
-  }
-  return written.map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+import { linesWrittenBy } from "../../helpers/handlers.js";
 
 const lambdaContext = {
   functionName: "blog-post-api-prod-getPost",

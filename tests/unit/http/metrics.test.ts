@@ -12,6 +12,7 @@ import {
 import { ok } from "../../../lib/http/response.js";
 import { CLOUDWATCH_UNITS, emfProblems } from "../../helpers/emf.js";
 import { apiEvent } from "../../helpers/events.js";
+import { linesWrittenBy } from "../../helpers/handlers.js";
 
 /** A valid EMF document: one metric, one dimension. */
 const valid = () => ({
@@ -163,21 +164,6 @@ describe("requestMetrics", () => {
 });
 
 describe("each request's log line", () => {
-  /** Every line the handler writes while `run` runs, parsed. */
-  async function lines(run: () => Promise<unknown>) {
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    try {
-      await run();
-    } finally {
-      spy.mockRestore();
-    }
-    return written.map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-
   it.each([
     ["a 200", async () => ok({})],
     ["a 400", async () => Promise.reject(new ValidationError("bad"))],
@@ -187,7 +173,7 @@ describe("each request's log line", () => {
     ],
   ])("is valid EMF for %s, one line", async (_, step) => {
     const handler = httpHandler(step, createLogger("info", "blog"));
-    const written = await lines(() => handler(apiEvent({ method: "GET" })));
+    const written = await linesWrittenBy(() => handler(apiEvent({ method: "GET" })));
     expect(written).toHaveLength(1);
     expect(emfProblems(written[0]!)).toEqual([]);
   });
@@ -200,7 +186,7 @@ describe("each request's log line", () => {
       },
       createLogger("info", "blog"),
     );
-    const [line] = await lines(() => handler(apiEvent({ method: "GET" })));
+    const [line] = await linesWrittenBy(() => handler(apiEvent({ method: "GET" })));
     expect(line).toMatchObject({ ListFromMemory: 1, ColdStart: 1, ClientErrors: 0 });
     expect(emfProblems(line!)).toEqual([]);
   });
