@@ -8,7 +8,8 @@ module.exports.cors = () => {
   return {
     allowedOrigins: origins,
     allowedMethods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
-    allowedHeaders: ["Content-Type", "Idempotency-Key"],
+    // Authorization: a browser app sends its bearer token when writes need one.
+    allowedHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
     exposedResponseHeaders: ["Location"],
     maxAge: 600,
   };

@@ -31,15 +31,31 @@ smoke check fails (the stage stays deployed); 2 when the stage's outputs or toke
 export function smokePlan(outputs, env) {
   if (hasUserPool(outputs)) return { smoke: "with-pool-token" };
   const url = outputs.HttpApiUrl ?? "<the stage's URL>";
-  const zone = env.TIME_ZONE ? ` --time-zone ${env.TIME_ZONE}` : "";
+  const origin = smokeOrigin(env);
+  const extra =
+    (env.TIME_ZONE ? ` --time-zone ${env.TIME_ZONE}` : "") + (origin ? ` --origin ${origin}` : "");
   if ((env.AUTH_ISSUER_URL ?? "").trim() === "" && env.ALLOW_ANONYMOUS_WRITES === "true") {
     return { smoke: "without-token" };
   }
   return {
     print:
       `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
-      `stage with: npm run smoke -- --url ${url} --token <access token>${zone}`,
+      `stage with: npm run smoke -- --url ${url} --token <access token>${extra}`,
   };
+}
+
+/**
+ * The origin the smoke checks CORS with: the first of CORS_ORIGINS (any origin when that is `*`),
+ * or none when CORS is off.
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function smokeOrigin(env) {
+  const [first] = (env.CORS_ORIGINS ?? "")
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  if (first === undefined) return undefined;
+  return first === "*" ? "https://any-origin.example" : first;
 }
 
 /** Runs a command with this terminal; resolves with its exit code. */
@@ -88,6 +104,8 @@ async function main() {
     return 0;
   }
   const smokeArgs = ["scripts/smoke.mjs", "--url", String(outputs.HttpApiUrl)];
+  const origin = smokeOrigin(process.env);
+  if (origin) smokeArgs.push("--origin", origin);
   if (plan.smoke === "with-pool-token") {
     smokeArgs.push("--token", await writerToken(outputs, where, { patienceMs: 90_000 }));
   }

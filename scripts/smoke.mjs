@@ -11,13 +11,14 @@ const USAGE = `Usage: npm run smoke -- [options]
 Checks a running service of this API end to end, one line per step: create (201, Location, the
 five keys), timestamps (YYYY-DD-MM HH:MM:SS, now in the service's zone), get, list, ETag and 304,
 gzip, a partial update, an Idempotency-Key replay, 400s for bad input, delete (204 twice), 404
-after it, and, when writes need a token, 401 without one. Every post it made is deleted at the end,
+after it, when writes need a token 401 without one, and with --origin the CORS answers. Every post it made is deleted at the end,
 also when a step fails or the run is interrupted.
 
 Options:
   --url URL          the service (default http://localhost:3000, npm start)
   --token T          bearer token for writes (default: $API_TOKEN; npm run token prints one)
   --time-zone ZONE   the service's TIME_ZONE, an IANA zone (default: $TIME_ZONE, else UTC)
+  --origin O         a browser origin CORS_ORIGINS allows: its preflight and answers are checked
   -h, --help         this text
 
 Exit codes: 0 every step passed; 1 a step failed (its line says what differed); 2 a bad option;
@@ -36,6 +37,7 @@ function readOptions(/** @type {string[]} */ argv) {
           url: { type: "string", default: "http://localhost:3000" },
           token: { type: "string" },
           "time-zone": { type: "string" },
+          origin: { type: "string" },
           help: { type: "boolean", short: "h", default: false },
         },
       }).values,
@@ -48,7 +50,17 @@ function readOptions(/** @type {string[]} */ argv) {
   } catch {
     throw new StopError(`--time-zone must be an IANA time zone such as Europe/Paris, not ${zone}`);
   }
-  return { url: values.url, zone, token: values.token ?? (process.env.API_TOKEN || undefined) };
+  if (values.origin !== undefined && !isUrl(values.origin)) {
+    throw new StopError(
+      `--origin must be an origin such as https://blog.example, not ${values.origin}`,
+    );
+  }
+  return {
+    url: values.url,
+    zone,
+    origin: values.origin,
+    token: values.token ?? (process.env.API_TOKEN || undefined),
+  };
 }
 
 async function main() {
@@ -65,6 +77,7 @@ async function main() {
     base: options.url,
     token: options.token,
     zone: options.zone,
+    origin: options.origin,
     signal: AbortSignal.any([interrupted.signal, AbortSignal.timeout(STEPS_BUDGET_MS)]),
     /** @type {Set<number>} */
     created: new Set(),

@@ -21,15 +21,17 @@ describe("with CORS_ORIGINS set", () => {
       headers: {
         origin: ORIGIN,
         "access-control-request-method": "POST",
-        "access-control-request-headers": "content-type,idempotency-key",
+        "access-control-request-headers": "authorization,content-type,idempotency-key",
       },
     });
     expect(response.status).toBeLessThan(300);
     expect(response.headers.get("access-control-allow-origin")).toBe(ORIGIN);
     expect(response.headers.get("access-control-allow-methods")).toContain("POST");
-    expect(response.headers.get("access-control-allow-headers")?.toLowerCase()).toContain(
-      "idempotency-key",
-    );
+    const allowed = response.headers.get("access-control-allow-headers")?.toLowerCase() ?? "";
+    // Authorization: a browser app that writes sends its bearer token.
+    for (const header of ["authorization", "content-type", "idempotency-key"]) {
+      expect(allowed).toContain(header);
+    }
   });
 
   it("marks real responses for an allowed origin and exposes Location", async () => {

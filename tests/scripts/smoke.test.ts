@@ -122,8 +122,9 @@ describe("npm run smoke against the local stack", () => {
     expect(output).toMatch(/smoke: every step passed/);
     expect(code).toBe(0);
     const steps = output.split("\n").filter((line) => /^(ok|FAIL|skip) /.test(line));
-    expect(steps).toHaveLength(13);
-    for (const line of steps) expect(line).toMatch(/^ok {4}/);
+    expect(steps).toHaveLength(14);
+    expect(steps.filter((line) => line.startsWith("ok    "))).toHaveLength(13);
+    expect(steps.at(-1)).toBe("skip  CORS: no --origin given");
     expect(output).toMatch(/^ok {4}auth: writes need no token here/m);
     expect(await storedPosts(api)).toEqual([]);
   });
@@ -187,7 +188,7 @@ describe("npm run smoke against the local stack", () => {
     const { code, output } = await smoke(["--url", `http://127.0.0.1:${await freePort()}`]);
     expect(code).toBe(1);
     expect(output).toMatch(/^FAIL {2}auth: http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/m);
-    expect(output).toMatch(/^skip {2}the 12 steps left: the service did not answer$/m);
+    expect(output).toMatch(/^skip {2}the 13 steps left: the service did not answer$/m);
     expect(output).not.toMatch(/\n\s+at /);
   });
 
@@ -195,6 +196,7 @@ describe("npm run smoke against the local stack", () => {
     [["--url", "ftp://x"], /--url must be an http\(s\) URL/],
     [["--time-zone", "Mars/Olympus"], /--time-zone must be an IANA time zone/],
     [["--bogus"], /Unknown option '--bogus'/],
+    [["--origin", "blog.example"], /--origin must be an origin such as https:\/\/blog\.example/],
   ])("refuses %j with exit code 2", async (args, message) => {
     const { code, output } = await smoke(args);
     expect(code).toBe(2);
@@ -208,14 +210,19 @@ describe("npm run smoke against a stack whose writes need a token", () => {
   beforeAll(async () => {
     api = await startOffline({
       label: "smoke-auth",
-      env: { AUTH_ISSUER_URL: ISSUER, AUTH_AUDIENCE: "blog", AUTH_WRITE_SCOPE: "blog/write" },
+      env: {
+        AUTH_ISSUER_URL: ISSUER,
+        AUTH_AUDIENCE: "blog",
+        AUTH_WRITE_SCOPE: "blog/write",
+        CORS_ORIGINS: "https://blog.example",
+      },
     });
   });
   afterAll(async () => {
     await api?.stop();
   });
 
-  it("reports 401 without a token and passes with one", async () => {
+  it("reports 401 without a token and passes with one, CORS for a browser app included", async () => {
     const token = await new SignJWT({ iss: ISSUER, aud: "blog", scope: "blog/write" })
       .setProtectedHeader({ alg: "HS256" })
       .setExpirationTime("5m")
@@ -225,8 +232,18 @@ describe("npm run smoke against a stack whose writes need a token", () => {
     expect(without.output).toMatch(
       /^FAIL {2}auth: writes need a token \(401 without one\): pass --token/m,
     );
-    const withToken = await smoke(["--url", api.baseUrl, "--token", token]);
+    const withToken = await smoke([
+      "--url",
+      api.baseUrl,
+      "--token",
+      token,
+      "--origin",
+      "https://blog.example",
+    ]);
     expect(withToken.output).toMatch(/^ok {4}auth: a create without a token is refused with 401$/m);
+    expect(withToken.output).toMatch(
+      /^ok {4}CORS: https:\/\/blog\.example may send POST with authorization, content-type, idempotency-key/m,
+    );
     expect(withToken.output).toMatch(/smoke: every step passed/);
     expect(withToken.code).toBe(0);
     expect(await storedPosts(api)).toEqual([]);

@@ -19,10 +19,13 @@ import { send } from "./http.mjs";
 /**
  * @typedef {import("./expect.mjs").Post} Post
  * @typedef {{
- *   base: string, token?: string, zone: string, signal: AbortSignal,
+ *   base: string, token?: string, zone: string, origin?: string, signal: AbortSignal,
  *   created: Set<number>, post?: Post, createdAtMs?: number, deleted?: boolean, halt?: string,
  * }} SmokeContext
- * @typedef {{ name: string, needs?: "post" | "deleted", run: (ctx: SmokeContext) => Promise<string> }} Step
+ * @typedef {{
+ *   name: string, needs?: "post" | "deleted", skipWhy?: (ctx: SmokeContext) => string | undefined,
+ *   run: (ctx: SmokeContext) => Promise<string>,
+ * }} Step
  */
 
 /** Over the service's gzip threshold (1 KiB), so the list is worth compressing. */
@@ -244,6 +247,49 @@ export const STEPS = [
       const answer = await call(ctx, "GET", `/api/post/${id}`);
       expectDetail(answer, 404, `Blog post #${id} not found`, `GET /api/post/${id}`);
       return `404, "Blog post #${id} not found"`;
+    },
+  },
+  {
+    name: "CORS",
+    skipWhy: (ctx) => (ctx.origin ? undefined : "no --origin given"),
+    async run(ctx) {
+      const origin = /** @type {string} */ (ctx.origin);
+      const asked = ["authorization", "content-type", "idempotency-key"];
+      const preflight = await call(ctx, "OPTIONS", "/api/post", {
+        anonymous: true,
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": asked.join(","),
+        },
+      });
+      if (preflight.status >= 300) fail(`a preflight from ${origin} answered ${preflight.status}`);
+      const allowed = (/** @type {string} */ name) =>
+        String(preflight.headers[name] ?? "")
+          .toLowerCase()
+          .split(/\s*,\s*/);
+      const allowOrigin = preflight.headers["access-control-allow-origin"];
+      if (allowOrigin !== origin && allowOrigin !== "*") {
+        fail(
+          `a preflight from ${origin}: Access-Control-Allow-Origin ${JSON.stringify(allowOrigin)}`,
+        );
+      }
+      const methods = allowed("access-control-allow-methods");
+      if (!methods.includes("post") && !methods.includes("*")) {
+        fail(
+          `a preflight from ${origin}: POST is not among the allowed methods ${methods.join(", ")}`,
+        );
+      }
+      const headers = allowed("access-control-allow-headers");
+      const refused = asked.filter((name) => !headers.includes(name) && !headers.includes("*"));
+      if (refused.length > 0) {
+        fail(`a preflight from ${origin}: headers not allowed: ${refused.join(", ")}`);
+      }
+      const list = await call(ctx, "GET", "/api/post", { headers: { origin } });
+      if (list.headers["access-control-allow-origin"] === undefined) {
+        fail(`a list from ${origin} has no Access-Control-Allow-Origin`);
+      }
+      return `${origin} may send POST with ${asked.join(", ")}, and reads the answers`;
     },
   },
 ];

@@ -17,6 +17,11 @@ export async function runSteps(ctx, print) {
       print(`skip  the ${STEPS.length - index} steps left: ${ctx.halt}`);
       break;
     }
+    const skipWhy = step.skipWhy?.(ctx);
+    if (skipWhy !== undefined) {
+      print(`skip  ${step.name}: ${skipWhy}`);
+      continue;
+    }
     if (step.needs !== undefined && !ctx[step.needs]) {
       print(
         `skip  ${step.name}: the ${step.needs === "post" ? "create" : "delete"} step did not pass`,

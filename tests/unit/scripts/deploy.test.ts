@@ -1,6 +1,6 @@
 // What `npm run deploy` does after serverless deploy, from the stack's outputs and the settings.
 import { describe, expect, it } from "vitest";
-import { smokePlan } from "../../../scripts/deploy.mjs";
+import { smokeOrigin, smokePlan } from "../../../scripts/deploy.mjs";
 
 const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";
 const POOL = {
@@ -28,17 +28,29 @@ describe("smokePlan", () => {
         AUTH_ISSUER_URL: "https://issuer.example",
         TIME_ZONE: "Europe/Paris",
         ALLOW_ANONYMOUS_WRITES: "true",
+        CORS_ORIGINS: "https://blog.example, https://admin.example",
       },
     );
     expect(plan).toEqual({
       print:
         "Writes on this stage need a token from https://issuer.example; check the stage with: " +
-        `npm run smoke -- --url ${URL} --token <access token> --time-zone Europe/Paris`,
+        `npm run smoke -- --url ${URL} --token <access token> --time-zone Europe/Paris --origin https://blog.example`,
     });
   });
 
   it("asks for the pool's three outputs before fetching a token", () => {
     const { UserPoolId: _, ...partial } = POOL;
     expect(smokePlan(partial, { AUTH_ISSUER_URL: "https://i.example" })).toHaveProperty("print");
+  });
+});
+
+describe("smokeOrigin", () => {
+  it("is the first of CORS_ORIGINS, any origin for *, and none without CORS", () => {
+    expect(smokeOrigin({ CORS_ORIGINS: " https://a.example ,https://b.example" })).toBe(
+      "https://a.example",
+    );
+    expect(smokeOrigin({ CORS_ORIGINS: "*" })).toBe("https://any-origin.example");
+    expect(smokeOrigin({ CORS_ORIGINS: " , " })).toBeUndefined();
+    expect(smokeOrigin({})).toBeUndefined();
   });
 });
