@@ -4,8 +4,11 @@ import { type Config, readConfig } from "../../../lib/app/config.js";
 import { createLogger } from "../../../lib/http/logger.js";
 import { ok } from "../../../lib/http/response.js";
 import { httpHandler } from "../../../lib/http/handler.js";
+import { createPost, updatePost } from "../../../lib/http/routes.js";
+import { StorageError } from "../../../lib/posts/errors.js";
 import { apiEvent } from "../../helpers/events.js";
 import { linesWrittenBy } from "../../helpers/handlers.js";
+import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 
 const lambdaContext = {
   functionName: "blog-post-api-prod-getPost",
@@ -95,4 +98,43 @@ describe("a request's log line", () => {
       expect(line, key).not.toHaveProperty(key);
     }
   });
+});
+
+describe("what a request's log line never holds", () => {
+  // Each value is marked, so finding any part of it anywhere in a line is a leak.
+  const body = { title: "BODY-TITLE-MARK", content: "BODY-CONTENT-MARK" };
+  const headers = {
+    authorization: "Bearer HEADER-TOKEN-MARK",
+    cookie: "session=HEADER-COOKIE-MARK",
+    "user-agent": "HEADER-AGENT-MARK",
+    "x-forwarded-for": "203.0.113.77",
+    "idempotency-key": "HEADER-KEY-MARK",
+  };
+  const marks = [/MARK/, /203\.0\.113\.77/];
+  const event = (method: "POST" | "PUT", postId?: number) => {
+    const e = apiEvent({ method, postId, body, headers });
+    e.requestContext.http.sourceIp = "203.0.113.77";
+    e.requestContext.http.userAgent = "HEADER-AGENT-MARK";
+    return e;
+  };
+  const failing = new InMemoryPostRepository();
+  failing.createOnce = () => Promise.reject(new StorageError("Boom: down"));
+
+  it.each([
+    ["a 201", () => createPost(new InMemoryPostRepository(), createLogger("info")), "POST", 201],
+    ["a 404", () => updatePost(new InMemoryPostRepository(), createLogger("info")), "PUT", 404],
+    ["a 500, the error line", () => createPost(failing, createLogger("info")), "POST", 500],
+  ] as const)(
+    "no body, header, token or client address, for %s",
+    async (_, build, method, status) => {
+      const handler = build();
+      const lines = await linesWrittenBy(() =>
+        handler(event(method, method === "PUT" ? 9 : undefined), lambdaContext),
+      );
+      expect(lines).toHaveLength(1);
+      expect(lines[0]?.status).toBe(status);
+      const text = JSON.stringify(lines[0]);
+      for (const mark of marks) expect(text).not.toMatch(mark);
+    },
+  );
 });
