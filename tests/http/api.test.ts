@@ -359,7 +359,9 @@ describe("compression", () => {
   });
 });
 
-// Last in the file: the requests above (2xx and 4xx answers) wrote these lines.
+// Last in the file: the requests above (2xx and 4xx answers) wrote these lines. All of them are
+// request lines: the only other line, init's failure, is plain JSON (docs/operating.md) and would
+// fail this, as an init that failed against DynamoDB Local should.
 describe("the log lines these requests caused", () => {
   it("are each one valid Embedded Metric Format document", async () => {
     await expect.poll(() => api.logLines().length).toBeGreaterThan(50);
