@@ -16,6 +16,8 @@ const FUNCTION_IDS = [
   "DeletePostLambdaFunction",
 ];
 const TABLE_IDS = ["PostsTable", "IdempotencyTable"];
+/** The `service` dimension the dashboard and the alarms name (config/names.cjs). */
+const SERVICE = "blog-post-api";
 
 /** What AWS publishes, per namespace, for the resources the dashboard names (by their dimension). */
 const PUBLISHED: Record<string, { metrics: string[]; dimension: string; resources: string[] }> = {
@@ -63,7 +65,7 @@ function rowProblem(row: Row): string | undefined {
     if (!(metric! in METRIC_UNITS))
       return `${namespace} ${metric}: the functions emit no such metric`;
     const fn = pairs.function_name;
-    if (pairs.service !== "blog-post-api" || !FUNCTION_IDS.map(placeholder).includes(fn ?? "")) {
+    if (pairs.service !== SERVICE || !FUNCTION_IDS.map(placeholder).includes(fn ?? "")) {
       return `${namespace} ${metric}: dimensions ${JSON.stringify(pairs)} are not service and a function`;
     }
     return undefined;
@@ -138,6 +140,19 @@ describe("the dashboard", () => {
     expect(JSON.stringify(template.Outputs?.DashboardUrl)).toContain(
       "console.aws.amazon.com/cloudwatch/home?region=${AWS::Region}#dashboards:name=${Dashboard}",
     );
+  });
+
+  it("reads the service dimension the functions write: their POWERTOOLS_SERVICE_NAME", () => {
+    // serverless.yml's `service` names both; renamed there alone, every graph and alarm would go blank.
+    for (const fn of FUNCTION_IDS) {
+      const variables = (
+        template.Resources[fn]?.Properties as {
+          Environment: { Variables: Record<string, unknown> };
+        }
+      ).Environment.Variables;
+      expect(variables.POWERTOOLS_SERVICE_NAME, fn).toBe(SERVICE);
+    }
+    expect(body).toContain(`"service","${SERVICE}"`);
   });
 
   it("fills in only this stack's resources and its region", () => {
@@ -254,7 +269,7 @@ describe("the latency and capacity alarms", () => {
           Namespace: METRICS_NAMESPACE,
           MetricName: "Latency",
           Dimensions: [
-            { Name: "service", Value: "blog-post-api" },
+            { Name: "service", Value: SERVICE },
             { Name: "function_name", Value: { Ref: fn } },
           ],
           ExtendedStatistic: "p99",
