@@ -5,7 +5,7 @@ import { apiEvent } from "../tests/helpers/api-event.mjs";
 import * as local from "../scripts/lib/dynamodb-local.mjs";
 import { filler, log } from "./util.mjs";
 
-/** @typedef {import("aws-lambda").APIGatewayProxyEventV2} ApiEvent */
+/** @typedef {import("aws-lambda").APIGatewayProxyEvent} ApiEvent */
 /** @typedef {(event: ApiEvent) => Promise<{ statusCode: number, body: string }>} Handler */
 /** @typedef {import("./floor.js").Floor} Floor */
 /**

@@ -1,13 +1,20 @@
-// Who may call the API: an optional JWT authorizer (API Gateway's own) on the write routes, or
-// on every route with AUTH_READS=true. Read by serverless.yml, so `npm start`, the tests and a
-// deployment all see the same rules. The tokens come from an issuer you name (AUTH_ISSUER_URL)
-// or from the stage's own Cognito user pool (AUTH_USER_POOL=true, config/user-pool.cjs).
-// Neither set: no authorizer anywhere.
-const AUTHORIZER = "jwt";
+// Who may call the API: an optional authorizer on the write routes, or on every route with
+// AUTH_READS=true. Read by serverless.yml, so `npm start`, the tests and a deployment all see the
+// same rules. The tokens come from the stage's own Cognito user pool (AUTH_USER_POOL=true,
+// config/user-pool.cjs: API Gateway's Cognito authorizer checks them) or from an issuer you name
+// (AUTH_ISSUER_URL: the authorizeWrites function checks them, lib/http/authorizer.ts). Neither
+// set: no authorizer anywhere.
 
-/** The resource server and scope of the stage's own pool: its tokens carry `blog/write`. */
-const POOL_SCOPE = { resourceServer: "blog", name: "write" };
+/** The stage's own pool's authorizer, and the function that checks an issuer's tokens. */
+const POOL_AUTHORIZER = "userPool";
+const TOKEN_AUTHORIZER = "authorizeWrites";
+/** How long API Gateway keeps an authorizer's verdict for one token, in seconds. */
+const RESULT_TTL_SECONDS = 300;
+
+/** The resource server and scopes of the stage's own pool: writes need `blog/write`. */
+const POOL_SCOPE = { resourceServer: "blog", name: "write", read: "read" };
 const POOL_WRITE_SCOPE = `${POOL_SCOPE.resourceServer}/${POOL_SCOPE.name}`;
+const POOL_READ_SCOPE = `${POOL_SCOPE.resourceServer}/${POOL_SCOPE.read}`;
 
 /**
  * A true/false setting; unset is false.
@@ -72,31 +79,61 @@ function readAuth(env = process.env) {
   return { issuerUrl, audience, writeScope, reads, userPool: false };
 }
 
-/** `provider.httpApi.authorizers`: the JWT authorizer when configured, else none. */
-const authorizers = () => {
-  const auth = readAuth();
-  if (!auth) return {};
-  return {
-    [AUTHORIZER]: {
-      type: "jwt",
-      identitySource: "$request.header.Authorization",
-      issuerUrl: auth.issuerUrl,
-      audience: auth.audience,
-    },
-  };
-};
+/**
+ * An `http` event's authorizer for the pool, asking any one of `scopes`.
+ * @param {string[]} scopes
+ */
+const poolAuthorizer = (scopes) => ({
+  name: POOL_AUTHORIZER,
+  type: "COGNITO_USER_POOLS",
+  arn: { "Fn::GetAtt": ["UserPool", "Arn"] },
+  scopes,
+});
+
+/** An `http` event's authorizer for an issuer's tokens: the function, its verdict cached. */
+const tokenAuthorizer = () => ({
+  name: TOKEN_AUTHORIZER,
+  type: "token",
+  identitySource: "method.request.header.Authorization",
+  resultTtlInSeconds: RESULT_TTL_SECONDS,
+});
 
 /** The authorizer of a write route (POST, PUT, DELETE), or null when writes are open. */
 const writes = () => {
   const auth = readAuth();
   if (!auth) return null;
-  return auth.writeScope ? { name: AUTHORIZER, scopes: [auth.writeScope] } : { name: AUTHORIZER };
+  return auth.userPool ? poolAuthorizer([POOL_WRITE_SCOPE]) : tokenAuthorizer();
 };
 
 /** The authorizer of a read route (the two GETs): only with AUTH_READS=true. */
 const reads = () => {
   const auth = readAuth();
-  return auth?.reads ? { name: AUTHORIZER } : null;
+  if (!auth?.reads) return null;
+  // A Cognito authorizer takes an access token only for the scopes it names: a writer reads too.
+  return auth.userPool ? poolAuthorizer([POOL_READ_SCOPE, POOL_WRITE_SCOPE]) : tokenAuthorizer();
 };
 
-module.exports = { POOL_SCOPE, POOL_WRITE_SCOPE, readAuth, authorizers, writes, reads };
+/**
+ * The authorizer function's settings, as its environment: empty unless an issuer is named.
+ * The function exists in every stage, but only routes with an issuer call it.
+ */
+const tokenSettings = () => {
+  const auth = readAuth();
+  const issuer = auth && !auth.userPool ? auth : undefined;
+  return {
+    AUTH_ISSUER_URL: issuer ? issuer.issuerUrl : "none",
+    AUTH_AUDIENCE: issuer ? issuer.audience.join(",") : "none",
+    AUTH_WRITE_SCOPE: issuer?.writeScope ?? "",
+  };
+};
+
+module.exports = {
+  POOL_SCOPE,
+  POOL_WRITE_SCOPE,
+  POOL_READ_SCOPE,
+  RESULT_TTL_SECONDS,
+  readAuth,
+  writes,
+  reads,
+  tokenSettings,
+};

@@ -2,7 +2,7 @@
 // the write scope, a machine-to-machine client (client-credentials grant, with a secret) allowed
 // that scope, and the pool's domain, which serves the token endpoint. Read by serverless.yml as
 // one more fragment of `resources`; config/auth.cjs points the JWT authorizer at the pool.
-const { POOL_SCOPE, POOL_WRITE_SCOPE, readAuth } = require("./auth.cjs");
+const { POOL_SCOPE, POOL_READ_SCOPE, POOL_WRITE_SCOPE, readAuth } = require("./auth.cjs");
 const { SERVICE } = require("./names.cjs");
 
 /**
@@ -51,6 +51,8 @@ function userPoolResources(stage, env = process.env) {
           Name: `${SERVICE}-${stage}`,
           Scopes: [
             { ScopeName: POOL_SCOPE.name, ScopeDescription: "Create, update and delete posts" },
+            // Asked only of reads with AUTH_READS=true; the writer client may read too.
+            { ScopeName: POOL_SCOPE.read, ScopeDescription: "List and get posts" },
           ],
         },
       },
@@ -65,7 +67,7 @@ function userPoolResources(stage, env = process.env) {
           GenerateSecret: true,
           AllowedOAuthFlowsUserPoolClient: true,
           AllowedOAuthFlows: ["client_credentials"],
-          AllowedOAuthScopes: [POOL_WRITE_SCOPE],
+          AllowedOAuthScopes: [POOL_WRITE_SCOPE, POOL_READ_SCOPE],
           // No user may sign in through this client; it only trades its secret for a token.
           ExplicitAuthFlows: ["ALLOW_REFRESH_TOKEN_AUTH"],
           AccessTokenValidity: 60,

@@ -9,4 +9,4 @@ const runtime = buildRuntime(readConfig());
 await warmUp(runtime, prepareList);
 
 /** The function Lambda invokes. */
-export const handler = listPosts(runtime.posts, runtime.logger);
+export const handler = listPosts(runtime.posts, runtime.logger, runtime.corsOrigins);

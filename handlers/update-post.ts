@@ -8,4 +8,4 @@ const runtime = buildRuntime(readConfig());
 await warmUp(runtime, (posts, signal) => posts.warmUp(signal));
 
 /** The function Lambda invokes. */
-export const handler = updatePost(runtime.posts, runtime.logger);
+export const handler = updatePost(runtime.posts, runtime.logger, runtime.corsOrigins);

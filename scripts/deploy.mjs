@@ -30,7 +30,7 @@ smoke check fails (the stage stays deployed); 2 when the stage's outputs or toke
  */
 export function smokePlan(outputs, env) {
   if (hasUserPool(outputs)) return { smoke: "with-pool-token" };
-  const url = outputs.HttpApiUrl ?? "<the stage's URL>";
+  const url = outputs.ServiceEndpoint ?? "<the stage's URL>";
   const origin = smokeOrigin(env);
   const extra =
     (env.TIME_ZONE ? ` --time-zone ${env.TIME_ZONE}` : "") + (origin ? ` --origin ${origin}` : "");
@@ -103,13 +103,13 @@ async function main() {
     console.log(plan.print);
     return 0;
   }
-  const smokeArgs = ["scripts/smoke.mjs", "--url", String(outputs.HttpApiUrl)];
+  const smokeArgs = ["scripts/smoke.mjs", "--url", String(outputs.ServiceEndpoint)];
   const origin = smokeOrigin(process.env);
   if (origin) smokeArgs.push("--origin", origin);
   if (plan.smoke === "with-pool-token") {
     smokeArgs.push("--token", await writerToken(outputs, where, { patienceMs: 90_000 }));
   }
-  console.log(`Checking the new stage: npm run smoke -- --url ${outputs.HttpApiUrl}`);
+  console.log(`Checking the new stage: npm run smoke -- --url ${outputs.ServiceEndpoint}`);
   const checked = await run(process.execPath, smokeArgs);
   if (checked !== 0) console.error("deploy: the stage is deployed, but its smoke check failed");
   return checked === 0 ? 0 : 1;

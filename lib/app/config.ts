@@ -1,5 +1,6 @@
 // Configuration: the environment, read once per Lambda instance, failing fast when it is wrong.
 import type { LogLevel } from "../http/logger.js";
+import { parseOrigins } from "../http/cors.js";
 
 /** Settings every handler needs, read from the environment. */
 export interface Config {
@@ -14,6 +15,8 @@ export interface Config {
   serviceName?: string;
   /** Ids each instance reserves per counter call; 1 means one counter call per create. */
   idBlockSize: number;
+  /** Origins whose browser apps may read the answers (CORS_ORIGINS, `*` for any); none when empty. */
+  corsOrigins: readonly string[];
 }
 
 /** Reads the configuration from an environment; throws when a setting is missing or wrong. */
@@ -36,5 +39,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     serviceName: env.POWERTOOLS_SERVICE_NAME || undefined,
     idBlockSize,
+    corsOrigins: parseOrigins(env.CORS_ORIGINS),
   };
 }

@@ -11,6 +11,8 @@ import type { Config } from "./config.js";
 export interface Runtime {
   logger: Logger;
   posts: PostRepository;
+  /** The origins whose browser apps may read the answers. */
+  corsOrigins: readonly string[];
 }
 
 /**
@@ -30,7 +32,8 @@ export function dynamoRepository(config: Config, client: DynamoDBDocumentClient)
 /** Wires a configuration into a logger and a repository over a new client. */
 export function buildRuntime(config: Config): Runtime {
   const posts = dynamoRepository(config, createDocumentClient(config));
-  return { logger: createLogger(config.logLevel, config.serviceName), posts };
+  const logger = createLogger(config.logLevel, config.serviceName);
+  return { logger, posts, corsOrigins: config.corsOrigins };
 }
 
 /**
@@ -40,7 +43,7 @@ export function buildRuntime(config: Config): Runtime {
  * the work itself, exactly as without this step.
  */
 export async function warmUp(
-  { posts, logger }: Runtime,
+  { posts, logger }: Pick<Runtime, "posts" | "logger">,
   work: (posts: PostRepository, signal: AbortSignal) => Promise<unknown>,
   budgetMs = INIT_WORK_BUDGET_MS,
 ): Promise<void> {

@@ -1,5 +1,6 @@
-// Requests: what a route's step may read of an API Gateway (payload 2.0) event.
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
+// Requests: what a route's step may read of an API Gateway REST API (Lambda proxy, payload 1.0)
+// event.
+import type { APIGatewayProxyEvent } from "aws-lambda";
 import { TooLargeError, ValidationError } from "../posts/errors.js";
 import type { StorageCounts } from "../posts/repository.js";
 
@@ -12,15 +13,20 @@ export interface ApiRequest {
   pathId: string | undefined;
   /** The body parsed as a JSON object; throws ValidationError (or TooLargeError) when it is not one. */
   jsonObject(): Record<string, unknown>;
-  /** A request header by case-insensitive name. */
+  /** A request header by case-insensitive name; a header sent more than once, its values joined. */
   header(name: string): string | undefined;
+  /**
+   * The path the client asked for, as it reached the gateway (the stage's name first on the
+   * default URL, a custom domain's base path first there), without a trailing slash.
+   */
+  path: string;
   /** Aborted when the answer's deadline passes: storage calls given it stop there. */
   signal: AbortSignal;
   /** What storage did for this request, reported in its log line's metrics (metrics.ts). */
   counts: StorageCounts;
 }
 
-function decodeBody(event: APIGatewayProxyEventV2): string {
+function decodeBody(event: APIGatewayProxyEvent): string {
   // API Gateway always sends a string; serverless-offline hands over JSON scalars it parsed.
   const body: unknown = event.body;
   const raw =
@@ -44,7 +50,7 @@ function decodeBody(event: APIGatewayProxyEventV2): string {
   }
 }
 
-function parseJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown> {
+function parseJsonObject(event: APIGatewayProxyEvent): Record<string, unknown> {
   // A leading byte-order mark is ignored, as JSON allows, whether the body came as text or base64.
   const text = decodeBody(event).replace(/^\uFEFF/, "");
   let value: unknown;
@@ -61,18 +67,35 @@ function parseJsonObject(event: APIGatewayProxyEventV2): Record<string, unknown>
   return value as Record<string, unknown>;
 }
 
-/** A header of the event by case-insensitive name. */
-export function findHeader(headers: APIGatewayProxyEventV2["headers"], name: string) {
+/**
+ * A header of the event by case-insensitive name. A REST event's `headers` keeps only the last
+ * of a repeated header; `multiValueHeaders` has them all, joined here as RFC 9110 allows for
+ * list-valued fields (Accept-Encoding, If-None-Match).
+ */
+export function findHeader(
+  event: Pick<APIGatewayProxyEvent, "headers" | "multiValueHeaders">,
+  name: string,
+): string | undefined {
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers ?? {})) {
+  for (const [key, values] of Object.entries(event.multiValueHeaders ?? {})) {
+    if (key.toLowerCase() === wanted && values?.length) return values.join(", ");
+  }
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
     if (key.toLowerCase() === wanted) return value;
   }
   return undefined;
 }
 
+/** The path the client called: the gateway's (with the stage or base path), else the route's. */
+function requestPath(event: APIGatewayProxyEvent): string {
+  // Stryker disable next-line OptionalChaining: a REST event always has a request context; tests send some without
+  const path = event.requestContext?.path ?? event.path ?? "";
+  return path.replace(/\/+$/, "");
+}
+
 /** The request a step sees of `event`; the body is decoded only when the step asks for it. */
 export function apiRequest(
-  event: APIGatewayProxyEventV2,
+  event: APIGatewayProxyEvent,
   pathId: string | undefined,
   signal: AbortSignal,
   counts: StorageCounts = {},
@@ -80,7 +103,8 @@ export function apiRequest(
   return {
     pathId,
     jsonObject: () => parseJsonObject(event),
-    header: (name) => findHeader(event.headers, name),
+    header: (name) => findHeader(event, name),
+    path: requestPath(event),
     signal,
     counts,
   };

@@ -1,23 +1,23 @@
-// Responses: a route's reply as API Gateway's result: JSON, gzip when the client accepts it
-// (remembered for the last tagged body), and the 6 MB guard.
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { gzipSync, constants as zlib } from "node:zlib";
+// Responses: a route's reply as it goes out (status, headers and the body's bytes, gzipped when
+// the client accepts it, the last tagged gzip remembered), buffered or streamed alike.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip, constants as zlib } from "node:zlib";
 import { gzippedEtag, matchesIfNoneMatch } from "./conditional.js";
 
-/**
- * Largest response Lambda can return (6 MB for the whole invocation result), less room for the
- * status and headers around the body.
- */
-export const RESPONSE_MAX_BYTES = 6 * 1024 * 1024 - 16 * 1024;
 /** Bodies smaller than this are not worth compressing. */
 const GZIP_MIN_BYTES = 1024;
+/** The size of each piece of body handed on: large enough to keep writes few, small to keep memory flat. */
+export const CHUNK_BYTES = 64 * 1024;
 
 /** What a route returns; the wrapper turns it into the HTTP response. */
 export interface Reply {
   statusCode: number;
   body: unknown;
-  /** The body already serialized as JSON; sent as is instead of `body`. */
-  json?: string;
+  /** The body already serialized as JSON, in pieces whose concatenation is the JSON; sent instead of `body`. */
+  json?: readonly string[];
+  /** The UTF-8 size of `json`, when the route knows it. */
+  jsonBytes?: number;
   headers?: Record<string, string>;
 }
 
@@ -30,13 +30,18 @@ export const created = (body: unknown, location: string): Reply => ({
   headers: { location },
 });
 /**
- * 200 with a body already serialized and its ETag, or 304 without a body when If-None-Match
- * shows the client holds it. `no-cache`: a cache may keep it but must revalidate every time.
+ * 200 with a body already serialized (in pieces) and its ETag, or 304 without a body when
+ * If-None-Match shows the client holds it. `no-cache`: a cache may keep it but must revalidate.
  */
-export function okUnlessHeld(json: string, etag: string, ifNoneMatch: string | undefined): Reply {
+export function okUnlessHeld(
+  json: readonly string[],
+  etag: string,
+  ifNoneMatch: string | undefined,
+  jsonBytes?: number,
+): Reply {
   const headers = { etag, "cache-control": "no-cache" };
   if (matchesIfNoneMatch(ifNoneMatch, etag)) return { statusCode: 304, body: undefined, headers };
-  return { statusCode: 200, body: undefined, json, headers };
+  return { statusCode: 200, body: undefined, json, jsonBytes, headers };
 }
 /** 204 carrying a `detail` (the spec asks for one; HTTP/1.1 clients will not see it). */
 export const noContent = (detail: string): Reply => ({ statusCode: 204, body: { detail } });
@@ -62,13 +67,31 @@ export function acceptsGzip(header: string | undefined): boolean {
   return weight > 0;
 }
 
-/** Size of a string once it is embedded in Lambda's JSON result (quotes and escapes included). */
-function embeddedSize(text: string): number {
-  // Escaping at most doubles a character, and UTF-8 takes at most 3 bytes per UTF-16 unit, so a
-  // text under a sixth of the limit fits whatever it holds, and is not copied to be measured.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: only skips work; the exact size is below the limit too
-  if (text.length < RESPONSE_MAX_BYTES / 6) return text.length;
-  return Buffer.byteLength(JSON.stringify(text));
+/** Pieces of text joined into chunks of about CHUNK_BYTES characters, never one string of the whole. */
+export function* chunked(pieces: Iterable<string>, size = CHUNK_BYTES): Generator<string> {
+  let batch: string[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    batch.push(piece);
+    length += piece.length;
+    if (length >= size) {
+      yield batch.join("");
+      batch = [];
+      length = 0;
+    }
+  }
+  if (length > 0) yield batch.join("");
+}
+
+/** The body's pieces gzipped, as the compressor's own chunks: the whole text is never joined. */
+export async function gzipPieces(pieces: Iterable<string>): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  // Stryker disable next-line ObjectLiteral: the level trades size for speed; any level is valid gzip
+  const gzip = createGzip({ level: zlib.Z_BEST_SPEED });
+  await pipeline(Readable.from(chunked(pieces)), gzip, async (zipped: AsyncIterable<Buffer>) => {
+    for await (const chunk of zipped) out.push(chunk);
+  });
+  return out;
 }
 
 /**
@@ -76,61 +99,79 @@ function embeddedSize(text: string): number {
  * same ETag, so it is sent without compressing it again; the tag is a hash of the JSON, so an
  * equal tag means an equal body.
  */
-let lastGzipped: { etag: string; base64: string } | undefined;
+let lastGzipped: { etag: string; chunks: Promise<Buffer[]> } | undefined;
 
-/** `body` gzipped, as base64; from the memo when `etag` is the last tagged body's. */
-function gzipped(body: string, etag: string | undefined): string {
-  // Stryker disable next-line ObjectLiteral: the level trades size for speed; any level is valid gzip
-  const zip = () => gzipSync(body, { level: zlib.Z_BEST_SPEED }).toString("base64");
-  if (etag === undefined) return zip();
-  if (lastGzipped?.etag !== etag) lastGzipped = { etag, base64: zip() };
-  return lastGzipped.base64;
+/** `pieces` gzipped; from the memo when `etag` is the last tagged body's. */
+function gzipped(pieces: readonly string[], etag: string | undefined): Promise<Buffer[]> {
+  if (etag === undefined) return gzipPieces(pieces);
+  if (lastGzipped?.etag !== etag) {
+    const chunks = gzipPieces(pieces);
+    lastGzipped = { etag, chunks };
+    // A failed compression is not remembered: the next request tries again.
+    chunks.catch(() => {
+      if (lastGzipped?.chunks === chunks) lastGzipped = undefined;
+    });
+  }
+  return lastGzipped.chunks;
 }
 
-function tooLarge(size: number, compressed: boolean) {
-  const hint = compressed
-    ? "even compressed"
-    : "send Accept-Encoding: gzip to receive it compressed";
-  return {
-    statusCode: 500,
-    headers: { ...JSON_HEADERS, ...ERROR_HEADERS },
-    body: JSON.stringify({
-      detail: `Response too large: ${size} bytes exceed the 6 MB Lambda response limit (${hint})`,
-    }),
-  };
+/** A reply ready to go out: its status, its headers and its body's bytes, in order. */
+export interface Outgoing {
+  statusCode: number;
+  headers: Record<string, string>;
+  /** The body: text pieces (JSON), or gzip's chunks when `gzipped`; empty for 304. */
+  body: readonly (string | Buffer)[];
+  gzipped: boolean;
+  /** The body's size in bytes as sent. */
+  bytes: number;
+}
+
+/** UTF-8 size of the pieces; `known` when the route measured them already. */
+function sizeOf(pieces: readonly string[], known: number | undefined): number {
+  if (known !== undefined) return known;
+  let bytes = 0;
+  for (const piece of pieces) bytes += Buffer.byteLength(piece);
+  return bytes;
 }
 
 /**
- * The result Lambda returns for a reply, gzipped when `gzip` and the body is worth it.
- * `compress` is for tests: real compression cannot be steered to an exact size.
+ * The answer to send for a reply, gzipped when `gzip` and the body is worth it. `compress` is
+ * for tests: real compression cannot be steered to an exact size.
  */
-export function toResponse(
+export async function outgoing(
   reply: Reply,
   gzip: boolean,
-  compress: (body: string, etag: string | undefined) => string = gzipped,
-): APIGatewayProxyStructuredResultV2 & { statusCode: number } {
+  compress: (pieces: readonly string[], etag: string | undefined) => Promise<Buffer[]> = gzipped,
+): Promise<Outgoing> {
   if (reply.statusCode === 304) {
     // Not Modified carries no body, only the validators the client already holds.
-    return { statusCode: 304, headers: { ...reply.headers, vary: "accept-encoding" } };
+    const headers = { ...reply.headers, vary: "accept-encoding" };
+    return { statusCode: 304, headers, body: [], gzipped: false, bytes: 0 };
   }
-  const body = reply.json ?? JSON.stringify(reply.body);
+  const pieces = reply.json ?? [JSON.stringify(reply.body)];
+  const bytes = sizeOf(pieces, reply.jsonBytes);
   const headers: Record<string, string> = {
     ...JSON_HEADERS,
     ...(reply.statusCode >= 400 ? ERROR_HEADERS : {}),
     ...reply.headers,
   };
-  if (gzip && body.length >= GZIP_MIN_BYTES) {
-    const zipped = compress(body, headers.etag);
-    if (zipped.length > RESPONSE_MAX_BYTES) return tooLarge(zipped.length, true);
-    if (headers.etag) headers.etag = gzippedEtag(headers.etag);
-    return {
-      statusCode: reply.statusCode,
-      headers: { ...headers, "content-encoding": "gzip", vary: "accept-encoding" },
-      body: zipped,
-      isBase64Encoded: true,
-    };
+  if (!gzip || bytes < GZIP_MIN_BYTES) {
+    return { statusCode: reply.statusCode, headers, body: pieces, gzipped: false, bytes };
   }
-  const size = embeddedSize(body);
-  if (size > RESPONSE_MAX_BYTES) return tooLarge(size, false);
-  return { statusCode: reply.statusCode, headers, body };
+  const chunks = await compress(pieces, headers.etag);
+  if (headers.etag) headers.etag = gzippedEtag(headers.etag);
+  return {
+    statusCode: reply.statusCode,
+    headers: { ...headers, "content-encoding": "gzip", vary: "accept-encoding" },
+    body: chunks,
+    gzipped: true,
+    bytes: chunks.reduce((sum, chunk) => sum + chunk.length, 0),
+  };
+}
+
+/** An error answer, ready to go out: for what is found wrong after the reply was made. */
+export function errorOutgoing(statusCode: number, detail: string): Outgoing {
+  const body = [JSON.stringify({ detail })];
+  const headers = { ...JSON_HEADERS, ...ERROR_HEADERS };
+  return { statusCode, headers, body, gzipped: false, bytes: Buffer.byteLength(body[0] ?? "") };
 }

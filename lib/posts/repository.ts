@@ -30,9 +30,13 @@ export function addCount(
   if (counts) counts[name] = (counts[name] ?? 0) + n;
 }
 
-/** The list as it is answered: the JSON array of every post, ascending by id, and its ETag. */
+/**
+ * The list as it is answered: the JSON array of every post, ascending by id, as pieces whose
+ * concatenation is the array (never one string of the whole list), its UTF-8 size and its ETag.
+ */
 export interface ListBody {
-  json: string;
+  json: readonly string[];
+  bytes: number;
   etag: string;
 }
 

@@ -13,20 +13,26 @@ import type { PostsTable } from "./posts-table.js";
 export const LIST_CACHE_MAX_AGE_MS = 60_000;
 
 /**
- * Every post as one JSON array and its ETag, built page by page: each page's items become their
- * JSON text as they arrive, so the raw items and post objects of the whole table are never held
- * at once; the parts are then joined in one copy and hashed without one.
+ * Every post as the pieces of one JSON array, its size and its ETag, built page by page: each
+ * page's items become their JSON text as they arrive, so the raw items and post objects of the
+ * whole table are never held at once, and the pieces are never joined.
  */
 export async function scanJson(table: PostsTable, signal?: AbortSignal): Promise<ListBody> {
   const entries: { id: number; json: string }[] = [];
+  let bytes = 0;
   await table.scanPages((page: Post[]) => {
-    for (const post of page)
-      entries.push({ id: post.id, json: JSON.stringify(serializePost(post)) });
+    for (const post of page) {
+      const json = JSON.stringify(serializePost(post));
+      bytes += Buffer.byteLength(json) + 1;
+      entries.push({ id: post.id, json });
+    }
   }, signal);
   entries.sort((a, b) => a.id - b.id);
   const parts = entries.map((entry, i) => (i === 0 ? "[" : ",") + entry.json);
   parts.push(parts.length === 0 ? "[]" : "]");
-  return { json: parts.join(""), etag: etagOfParts(parts) };
+  // One separator or bracket per post, and the closing bracket (or the empty list's two).
+  bytes += entries.length === 0 ? 2 : 1;
+  return { json: parts, bytes, etag: etagOfParts(parts) };
 }
 
 /** The list of one instance, answered from memory while the marker stays where it was built. */

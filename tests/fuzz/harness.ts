@@ -3,7 +3,7 @@
 // as the answer says. It keeps the table at the seeded posts between cases.
 import { isDeepStrictEqual } from "node:util";
 import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyResult } from "aws-lambda";
 import { expect } from "vitest";
 import type { ApiHandler } from "../../lib/http/handler.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
@@ -195,16 +195,18 @@ export class FuzzHarness {
       isBase64Encoded: request.isBase64Encoded,
       headers: request.headers,
     });
-    if (request.dropContentType) delete event.headers["content-type"];
-    event.rawQueryString = request.query;
+    if (request.dropContentType) {
+      delete event.headers["content-type"];
+      delete event.multiValueHeaders["content-type"];
+    }
     if (request.query) {
       event.queryStringParameters = Object.fromEntries(new URLSearchParams(request.query));
     }
     const before = this.snapshot;
     const startedAt = Date.now();
-    let result: APIGatewayProxyStructuredResultV2;
+    let result: APIGatewayProxyResult;
     try {
-      result = (await this.api[kind](event)) as APIGatewayProxyStructuredResultV2;
+      result = (await this.api[kind](event)) as APIGatewayProxyResult;
     } catch (error) {
       this.snapshot = await this.table.items();
       throw new Error(`the ${kind} handler threw instead of answering`, { cause: error });

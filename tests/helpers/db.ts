@@ -27,7 +27,8 @@ export function localConfig(
   idempotencyTableName?: string,
 ): Config {
   const region = LOCAL_REGION;
-  return { tableName, idempotencyTableName, endpoint, region, logLevel: "silent", idBlockSize: 1 };
+  const settings = { logLevel: "silent" as const, idBlockSize: 1, corsOrigins: [] };
+  return { tableName, idempotencyTableName, endpoint, region, ...settings };
 }
 
 /** Every item of a table, read consistently page by page, sorted by id. */

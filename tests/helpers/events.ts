@@ -1,5 +1,5 @@
 // Test helper: calls a handler with an API Gateway event and reads its JSON answer.
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyResult } from "aws-lambda";
 import type { ApiHandler } from "../../lib/http/handler.js";
 import { apiEvent, type EventOptions } from "./api-event.mjs";
 
@@ -13,7 +13,7 @@ export interface Invocation {
 
 /** Calls a handler with an event and parses its JSON body. */
 export async function invoke(handler: ApiHandler, options: EventOptions): Promise<Invocation> {
-  const result = (await handler(apiEvent(options))) as APIGatewayProxyStructuredResultV2;
+  const result = (await handler(apiEvent(options))) as APIGatewayProxyResult;
   return {
     status: result.statusCode ?? 0,
     headers: result.headers ?? {},

@@ -3,7 +3,7 @@
 // call the deadline cuts off is aborted, so nothing lands after the client got its 500.
 import { type IncomingMessage, type ServerResponse, createServer, request } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyResult } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS } from "../../lib/storage/client.js";
 import type { ApiHandler } from "../../lib/http/handler.js";
@@ -84,7 +84,7 @@ async function call(handler: ApiHandler, event: ReturnType<typeof apiEvent>, rem
   const started = Date.now();
   const result = (await handler(event, {
     getRemainingTimeInMillis: () => remainingMs,
-  })) as APIGatewayProxyStructuredResultV2;
+  })) as APIGatewayProxyResult;
   return {
     status: result.statusCode,
     body: JSON.parse(result.body ?? ""),

@@ -10,7 +10,7 @@ import { type PostsTable, freshTable } from "../helpers/db.js";
 let table: PostsTable;
 const repo = () => table.repository;
 /** The posts of a list body, as a client reads them. */
-const listed = (body: ListBody) => JSON.parse(body.json) as { id: number }[];
+const listed = (body: ListBody) => JSON.parse(body.json.join("")) as { id: number }[];
 
 beforeAll(async () => {
   table = await freshTable("repository");

@@ -190,7 +190,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
 
   it("outputs the API's URL, the token endpoint and the client id", () => {
     expect(pooled.Outputs).toMatchObject({
-      HttpApiUrl: { Value: expect.anything() },
+      ServiceEndpoint: { Value: expect.anything() },
       TokenEndpoint: {
         Value: {
           "Fn::Sub": "https://${UserPoolDomain}.auth.${AWS::Region}.amazoncognito.com/oauth2/token",

@@ -33,13 +33,13 @@ const outputsXml = (outputs: Record<string, string>) =>
 function describeStacks(stackName: string): { status: number; xml: string } {
   const stacks: Record<string, Record<string, string>> = {
     "blog-post-api-prod": {
-      HttpApiUrl: "https://api.example",
+      ServiceEndpoint: "https://api.example",
       TokenEndpoint: `${base}/oauth2/token`,
       WriterClientId: CLIENT_ID,
       UserPoolId: "eu-west-1_Pool",
       WriteScope: "blog/write",
     },
-    "blog-post-api-open": { HttpApiUrl: "https://api.example" },
+    "blog-post-api-open": { ServiceEndpoint: "https://api.example" },
   };
   const outputs = stacks[stackName];
   if (!outputs) {

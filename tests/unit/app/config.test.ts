@@ -14,6 +14,7 @@ describe("readConfig", () => {
       region: "us-east-1",
       logLevel: "info",
       idBlockSize: 1,
+      corsOrigins: [],
     });
   });
 
@@ -27,6 +28,7 @@ describe("readConfig", () => {
         LOG_LEVEL: "",
         POWERTOOLS_SERVICE_NAME: "",
         ID_BLOCK_SIZE: "",
+        CORS_ORIGINS: "",
       }),
     ).toEqual(readConfig(BASE));
   });
@@ -41,6 +43,7 @@ describe("readConfig", () => {
         LOG_LEVEL: "silent",
         POWERTOOLS_SERVICE_NAME: "blog",
         ID_BLOCK_SIZE: "100",
+        CORS_ORIGINS: " https://a.example, ,https://b.example ",
       }),
     ).toEqual({
       tableName: "t",
@@ -50,6 +53,7 @@ describe("readConfig", () => {
       logLevel: "silent",
       serviceName: "blog",
       idBlockSize: 100,
+      corsOrigins: ["https://a.example", "https://b.example"],
     });
   });
 

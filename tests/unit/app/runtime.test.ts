@@ -23,6 +23,7 @@ const config = {
   logLevel: "info",
   serviceName: "blog-under-test",
   idBlockSize: 1,
+  corsOrigins: [],
 } as const;
 
 afterEach(() => vi.restoreAllMocks());

@@ -113,8 +113,8 @@ describe("what a request's log line never holds", () => {
   const marks = [/MARK/, /203\.0\.113\.77/];
   const event = (method: "POST" | "PUT", postId?: number) => {
     const e = apiEvent({ method, postId, body, headers });
-    e.requestContext.http.sourceIp = "203.0.113.77";
-    e.requestContext.http.userAgent = "HEADER-AGENT-MARK";
+    e.requestContext.identity.sourceIp = "203.0.113.77";
+    e.requestContext.identity.userAgent = "HEADER-AGENT-MARK";
     return e;
   };
   const failing = new InMemoryPostRepository();

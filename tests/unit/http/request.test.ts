@@ -1,5 +1,5 @@
 // Unit: what a route's step reads of a request: the body decoded, parsed and limited.
-import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { BODY_MAX_BYTES } from "../../../lib/http/request.js";
@@ -39,7 +39,7 @@ describe("body parsing", () => {
     "reads a body handed over as the JSON value %j like its text",
     async (value) => {
       const event = { ...apiEvent({ method: "POST" }), body: value as unknown as string };
-      const response = (await echo(event)) as APIGatewayProxyStructuredResultV2;
+      const response = (await echo(event)) as APIGatewayProxyResult;
       expect(response.statusCode).toBe(400);
     },
   );

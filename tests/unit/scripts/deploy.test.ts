@@ -4,7 +4,7 @@ import { smokeOrigin, smokePlan } from "../../../scripts/deploy.mjs";
 
 const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";
 const POOL = {
-  HttpApiUrl: URL,
+  ServiceEndpoint: URL,
   TokenEndpoint: "https://blog.auth.eu-west-1.amazoncognito.com/oauth2/token",
   WriterClientId: "client-1",
   UserPoolId: "eu-west-1_Pool",
@@ -16,14 +16,14 @@ describe("smokePlan", () => {
   });
 
   it("runs it without a token when writes are open on purpose", () => {
-    expect(smokePlan({ HttpApiUrl: URL }, { ALLOW_ANONYMOUS_WRITES: "true" })).toEqual({
+    expect(smokePlan({ ServiceEndpoint: URL }, { ALLOW_ANONYMOUS_WRITES: "true" })).toEqual({
       smoke: "without-token",
     });
   });
 
   it("prints the exact command when the tokens come from an issuer of the user's", () => {
     const plan = smokePlan(
-      { HttpApiUrl: URL },
+      { ServiceEndpoint: URL },
       {
         AUTH_ISSUER_URL: "https://issuer.example",
         TIME_ZONE: "Europe/Paris",

@@ -24,6 +24,7 @@ const config = {
   region: "us-east-1",
   logLevel: "silent",
   idBlockSize: 1,
+  corsOrigins: [],
 } as const;
 const client = createDocumentClient(config);
 const posts = dynamoRepository(config, client);

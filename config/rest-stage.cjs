@@ -1,0 +1,192 @@
+// A serverless plugin: what the REST API's stage needs that osls has no setting for, or applies
+// after deploy with SDK calls rather than in the template. It edits the compiled template once
+// every resource is in it: an explicit stage (throttle, access logs, tracing), the gateway's own
+// answers in the service's shape, the WAF web ACL, streaming's invoke permission, and nothing
+// left holding an empty string where AWS wants a value.
+const { positiveInteger } = require("./limits.cjs");
+const { gatewayResponses } = require("./gateway-responses.cjs");
+const { wafResources } = require("./waf.cjs");
+
+const REST_API = "ApiGatewayRestApi";
+const STAGE = "ApiGatewayStage";
+const ACCESS_LOG_GROUP = "ApiGatewayAccessLogGroup";
+
+/** What each access log line holds: the request, never a body, header, token or query. */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: "$context.requestId",
+  time: "$context.requestTimeEpoch",
+  ip: "$context.identity.sourceIp",
+  method: "$context.httpMethod",
+  resource: "$context.resourcePath",
+  status: "$context.status",
+  bytes: "$context.responseLength",
+  latencyMs: "$context.responseLatency",
+  integrationLatencyMs: "$context.integrationLatency",
+  wafStatus: "$context.wafResponseCode",
+  authorizerError: "$context.authorizer.error",
+  error: "$context.error.message",
+  xrayTraceId: "$context.xrayTraceId",
+});
+
+/** A true/false setting; unset is `fallback`. */
+function readSwitch(env, name, fallback) {
+  const raw = (env[name] ?? "").trim();
+  if (raw === "") return fallback;
+  if (raw !== "true" && raw !== "false") {
+    throw new Error(`${name} must be true or false, not ${JSON.stringify(raw)}`);
+  }
+  return raw === "true";
+}
+
+/** The stage's settings from the environment. */
+function readStageSettings(env = process.env) {
+  return {
+    rateLimit: positiveInteger("API_RATE_LIMIT", env),
+    burstLimit: positiveInteger("API_BURST_LIMIT", env),
+    accessLogs: readSwitch(env, "ACCESS_LOGS", false),
+    tracing: readSwitch(env, "TRACING", false),
+    logRetentionDays: Number(env.LOG_RETENTION_DAYS || 30),
+  };
+}
+
+/**
+ * Replaces the stage the deployment makes implicitly with an AWS::ApiGateway::Stage that holds
+ * the throttle (every method), tracing and, when on, access logs.
+ */
+function explicitStage(resources, stageName, settings) {
+  const [deploymentId, deployment] = Object.entries(resources).find(
+    ([, resource]) => resource.Type === "AWS::ApiGateway::Deployment",
+  );
+  delete deployment.Properties.StageName;
+  const stage = {
+    Type: "AWS::ApiGateway::Stage",
+    Properties: {
+      RestApiId: { Ref: REST_API },
+      DeploymentId: { Ref: deploymentId },
+      StageName: stageName,
+      TracingEnabled: settings.tracing,
+      MethodSettings: [
+        {
+          HttpMethod: "*",
+          ResourcePath: "/*",
+          ThrottlingRateLimit: settings.rateLimit,
+          ThrottlingBurstLimit: settings.burstLimit,
+          MetricsEnabled: false,
+          DataTraceEnabled: false,
+        },
+      ],
+    },
+  };
+  if (settings.accessLogs) {
+    resources[ACCESS_LOG_GROUP] = {
+      Type: "AWS::Logs::LogGroup",
+      Properties: {
+        LogGroupName: { "Fn::Sub": `/aws/api-gateway/\${AWS::StackName}` },
+        RetentionInDays: settings.logRetentionDays,
+      },
+    };
+    stage.Properties.AccessLogSetting = {
+      DestinationArn: { "Fn::GetAtt": [ACCESS_LOG_GROUP, "Arn"] },
+      Format: ACCESS_LOG_FORMAT,
+    };
+    Object.assign(resources, accountLoggingRole());
+    stage.DependsOn = ["ApiGatewayAccount"];
+  }
+  resources[STAGE] = stage;
+}
+
+/**
+ * REST APIs write logs through one role per account and region, set on API Gateway's account
+ * settings. The stack sets it when access logs are on, and keeps it when removed, since other
+ * APIs of the account may rely on it (docs/operating.md).
+ */
+function accountLoggingRole() {
+  return {
+    ApiGatewayLoggingRole: {
+      Type: "AWS::IAM::Role",
+      DeletionPolicy: "Retain",
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Version: "2012-10-17",
+          Statement: [
+            {
+              Effect: "Allow",
+              Principal: { Service: "apigateway.amazonaws.com" },
+              Action: "sts:AssumeRole",
+            },
+          ],
+        },
+        ManagedPolicyArns: [
+          {
+            "Fn::Sub":
+              "arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs",
+          },
+        ],
+      },
+    },
+    ApiGatewayAccount: {
+      Type: "AWS::ApiGateway::Account",
+      DeletionPolicy: "Retain",
+      Properties: { CloudWatchRoleArn: { "Fn::GetAtt": ["ApiGatewayLoggingRole", "Arn"] } },
+    },
+  };
+}
+
+/**
+ * Resources behind a condition that can never hold (the alarms without a topic): left in, they
+ * would carry `AlarmActions: [""]`. They go, and so does the condition.
+ */
+function dropUnused(template, conditionName, unused) {
+  if (!unused) return;
+  for (const [id, resource] of Object.entries(template.Resources)) {
+    if (resource.Condition === conditionName) delete template.Resources[id];
+  }
+  delete template.Conditions?.[conditionName];
+  if (template.Conditions && Object.keys(template.Conditions).length === 0) {
+    delete template.Conditions;
+  }
+}
+
+/** Edits a compiled template in place; `stageName` is the stage being packaged. */
+function editTemplate(template, { stageName, stackName, env = process.env }) {
+  const resources = template.Resources;
+  const api = resources[REST_API];
+  // osls writes `Policy: ""` when no resource policy is set: AWS wants a document or nothing.
+  if (api.Properties.Policy === "") delete api.Properties.Policy;
+  explicitStage(resources, stageName, readStageSettings(env));
+  Object.assign(resources, gatewayResponses({ Ref: REST_API }, env));
+  Object.assign(
+    resources,
+    wafResources(
+      {
+        stackName,
+        stageArn: {
+          "Fn::Sub": `arn:\${AWS::Partition}:apigateway:\${AWS::Region}::/restapis/\${${REST_API}}/stages/${stageName}`,
+        },
+        dependsOn: [STAGE],
+      },
+      env,
+    ),
+  );
+  dropUnused(template, "HasAlarmTopic", (env.ALARM_TOPIC_ARN ?? "").trim() === "");
+  return template;
+}
+
+class RestStage {
+  constructor(serverless) {
+    this.hooks = {
+      "after:aws:package:finalize:mergeCustomProviderResources": () => {
+        const provider = serverless.getProvider("aws");
+        editTemplate(serverless.service.provider.compiledCloudFormationTemplate, {
+          stageName: provider.getStage(),
+          stackName: provider.naming.getStackName(),
+        });
+      },
+    };
+  }
+}
+
+module.exports = RestStage;
+module.exports.editTemplate = editTemplate;
+module.exports.readStageSettings = readStageSettings;
+module.exports.ACCESS_LOG_FORMAT = ACCESS_LOG_FORMAT;

@@ -1,0 +1,35 @@
+// CORS on the functions' answers: a REST API's Lambda proxy answer gets no CORS headers from the
+// gateway (it answers only the preflight), so each answer names the caller's origin when it is
+// one of CORS_ORIGINS (config/cors.cjs keeps the gateway's side of the same list).
+
+/** Answer headers a browser app may read besides the simple ones (config/cors.cjs has the same). */
+const EXPOSED_HEADERS = "Location, ETag";
+
+/** The allowed origins of a CORS_ORIGINS setting; `["*"]` for any, `[]` for CORS off. */
+export function parseOrigins(setting: string | undefined): string[] {
+  return (setting ?? "")
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The CORS headers of an answer to a request from `origin`: none when CORS is off or the origin
+ * is not allowed (the browser then refuses the answer, as CORS means it to). `Vary: Origin`
+ * whenever the answer depends on the origin, so a cache keeps one per origin.
+ */
+export function corsHeaders(
+  origins: readonly string[],
+  origin: string | undefined,
+): Record<string, string> {
+  if (origins.length === 0) return {};
+  if (origins.includes("*")) {
+    return { "access-control-allow-origin": "*", "access-control-expose-headers": EXPOSED_HEADERS };
+  }
+  if (origin === undefined || !origins.includes(origin)) return { vary: "origin" };
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-expose-headers": EXPOSED_HEADERS,
+    vary: "origin",
+  };
+}
