@@ -3,7 +3,7 @@
 // the tables' consumed throughput against their ceilings. Read by serverless.yml as one more
 // fragment of `resources`; docs/operating.md says what each widget shows.
 const { readAlarmSettings } = require("./alarms.cjs");
-const { FUNCTION_IDS, METRICS_NAMESPACE, ROUTES, SERVICE } = require("./names.cjs");
+const { FUNCTION_IDS, METRICS_NAMESPACE, ROUTES, SERVICE, apiName } = require("./names.cjs");
 
 const FUNCTIONS = Object.keys(FUNCTION_IDS);
 const TABLES = { PostsTable: "posts", IdempotencyTable: "Idempotency-Key" };
@@ -28,6 +28,16 @@ const lambda = (metric, fn, options) => [
   ref(FUNCTION_IDS[fn]),
   options,
 ];
+/** One of API Gateway's metrics for the REST API's stage, kept by the API's name and the stage. */
+const gateway = (metric, stage, options) => [
+  "AWS/ApiGateway",
+  metric,
+  "ApiName",
+  apiName(stage),
+  "Stage",
+  stage,
+  options,
+];
 const dynamo = (metric, table, options) => [
   "AWS/DynamoDB",
   metric,
@@ -44,7 +54,7 @@ const graph = (title, metrics, extra = {}) => ({
   properties: { title, region: REGION, view: "timeSeries", period: 60, metrics, ...extra },
 });
 
-function widgets({ maxReadUnits, maxWriteUnits, capacityPercent }) {
+function widgets({ maxReadUnits, maxWriteUnits, capacityPercent }, stage) {
   const ceilingLines = [
     { label: "read ceiling", value: maxReadUnits },
     { label: "write ceiling", value: maxWriteUnits },
@@ -57,9 +67,9 @@ function widgets({ maxReadUnits, maxWriteUnits, capacityPercent }) {
   const logGroups = FUNCTIONS.map((fn) => `SOURCE '/aws/lambda/${ref(FUNCTION_IDS[fn])}'`);
   return [
     graph("API requests, 4xx and 5xx (a minute)", [
-      ["AWS/ApiGateway", "Count", "ApiId", ref("HttpApi"), { stat: "Sum", label: "requests" }],
-      ["AWS/ApiGateway", "4xx", "ApiId", ref("HttpApi"), { stat: "Sum", label: "4xx" }],
-      ["AWS/ApiGateway", "5xx", "ApiId", ref("HttpApi"), { stat: "Sum", label: "5xx" }],
+      gateway("Count", stage, { stat: "Sum", label: "requests" }),
+      gateway("4XXError", stage, { stat: "Sum", label: "4xx" }),
+      gateway("5XXError", stage, { stat: "Sum", label: "5xx" }),
     ]),
     graph(
       "Latency in the function per route, p50 and p99 (ms)",
@@ -140,7 +150,7 @@ function widgets({ maxReadUnits, maxWriteUnits, capacityPercent }) {
 
 /** The dashboard's resource and outputs for `stage`. */
 function dashboardResources(stage, env = process.env) {
-  const body = JSON.stringify({ widgets: widgets(readAlarmSettings(env)) });
+  const body = JSON.stringify({ widgets: widgets(readAlarmSettings(env), stage) });
   return {
     Resources: {
       Dashboard: {

@@ -23,4 +23,7 @@ const ROUTES = {
 /** The service's own metrics (lib/http/metrics.ts writes them; the packaging tests compare). */
 const METRICS_NAMESPACE = "BlogPostApi";
 
-module.exports = { SERVICE, FUNCTION_IDS, ROUTES, METRICS_NAMESPACE };
+/** The REST API's name in a stage (serverless.yml's `provider.apiName`): its metrics' ApiName. */
+const apiName = (stage) => `${SERVICE}-${stage}`;
+
+module.exports = { SERVICE, FUNCTION_IDS, ROUTES, METRICS_NAMESPACE, apiName };

@@ -3,11 +3,21 @@
 // every resource is in it: an explicit stage (throttle, access logs, tracing), the gateway's own
 // answers in the service's shape, the WAF web ACL, streaming's invoke permission, and nothing
 // left holding an empty string where AWS wants a value.
+const { readAuth } = require("./auth.cjs");
 const { positiveInteger } = require("./limits.cjs");
 const { gatewayResponses } = require("./gateway-responses.cjs");
 const { wafResources } = require("./waf.cjs");
 
 const REST_API = "ApiGatewayRestApi";
+/** The function that checks an issuer's tokens, and its role: in a stage only with AUTH_ISSUER_URL. */
+const TOKEN_AUTHORIZER = "authorizeWrites";
+const TOKEN_AUTHORIZER_ROLE = "AuthorizeWritesRole";
+
+/** Whether the stage checks an issuer's tokens with the authorizer function. */
+const usesTokenAuthorizer = (env = process.env) => {
+  const auth = readAuth(env);
+  return auth !== undefined && !auth.userPool;
+};
 const STAGE = "ApiGatewayStage";
 const ACCESS_LOG_GROUP = "ApiGatewayAccessLogGroup";
 
@@ -147,6 +157,16 @@ function dropUnused(template, conditionName, unused) {
   }
 }
 
+/** An environment variable set to "" reads as unset (lib/app/config.ts): it is left out. */
+function dropEmptyVariables(resources) {
+  for (const resource of Object.values(resources)) {
+    const variables =
+      resource.Type === "AWS::Lambda::Function" && resource.Properties.Environment?.Variables;
+    if (!variables) continue;
+    for (const [name, value] of Object.entries(variables)) if (value === "") delete variables[name];
+  }
+}
+
 /** Edits a compiled template in place; `stageName` is the stage being packaged. */
 function editTemplate(template, { stageName, stackName, env = process.env }) {
   const resources = template.Resources;
@@ -169,12 +189,18 @@ function editTemplate(template, { stageName, stackName, env = process.env }) {
     ),
   );
   dropUnused(template, "HasAlarmTopic", (env.ALARM_TOPIC_ARN ?? "").trim() === "");
+  if (!usesTokenAuthorizer(env)) delete resources[TOKEN_AUTHORIZER_ROLE];
+  dropEmptyVariables(resources);
   return template;
 }
 
 class RestStage {
   constructor(serverless) {
     this.hooks = {
+      // Without an issuer no route calls the authorizer: the stage does not get the function.
+      initialize: () => {
+        if (!usesTokenAuthorizer()) delete serverless.service.functions[TOKEN_AUTHORIZER];
+      },
       "after:aws:package:finalize:mergeCustomProviderResources": () => {
         const provider = serverless.getProvider("aws");
         editTemplate(serverless.service.provider.compiledCloudFormationTemplate, {

@@ -17,6 +17,6 @@ export async function invoke(handler: ApiHandler, options: EventOptions): Promis
   return {
     status: result.statusCode ?? 0,
     headers: result.headers ?? {},
-    body: typeof result.body === "string" ? JSON.parse(result.body) : undefined,
+    body: result.body ? JSON.parse(result.body) : undefined,
   };
 }

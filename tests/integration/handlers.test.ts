@@ -50,7 +50,8 @@ describe("create", () => {
       formatTimestamp(new Date().toISOString()),
     ];
     expect(nowShown).toContain(post.created_at);
-    expect(response.headers.location).toBe(`/api/post/${post.id}`);
+    // Under the stage the event came through, as on the default URL.
+    expect(response.headers.location).toBe(`/dev/api/post/${post.id}`);
   });
 
   it("keeps a client-sent id, created_at and updated_at", async () => {

@@ -19,12 +19,21 @@ const TABLE_IDS = ["PostsTable", "IdempotencyTable"];
 /** The `service` dimension the dashboard and the alarms name (config/names.cjs). */
 const SERVICE = "blog-post-api";
 
-/** What AWS publishes, per namespace, for the resources the dashboard names (by their dimension). */
-const PUBLISHED: Record<string, { metrics: string[]; dimension: string; resources: string[] }> = {
+/** The stage the tests package (tests/helpers/package.ts). */
+const STAGE = "test";
+
+/**
+ * What AWS publishes, per namespace, for the resources the dashboard names: by a dimension whose
+ * value is one of the stack's resources, or by dimensions of fixed values (`named`).
+ */
+const PUBLISHED: Record<
+  string,
+  { metrics: string[]; dimension?: string; resources?: string[]; named?: Record<string, string> }
+> = {
+  // A REST API's metrics are kept by its name and stage, not by its id.
   "AWS/ApiGateway": {
-    metrics: ["Count", "4xx", "5xx", "Latency", "IntegrationLatency", "DataProcessed"],
-    dimension: "ApiId",
-    resources: ["HttpApi"],
+    metrics: ["Count", "4XXError", "5XXError", "Latency", "IntegrationLatency", "CacheHitCount"],
+    named: { ApiName: `blog-post-api-${STAGE}`, Stage: STAGE },
   },
   "AWS/Lambda": {
     metrics: ["Invocations", "Errors", "Throttles", "Duration", "ConcurrentExecutions"],
@@ -73,8 +82,14 @@ function rowProblem(row: Row): string | undefined {
   const published = PUBLISHED[namespace!];
   if (!published?.metrics.includes(metric!))
     return `${namespace} ${metric}: AWS publishes no such metric here`;
-  const value = pairs[published.dimension];
-  if (!published.resources.map(placeholder).includes(value ?? "")) {
+  if (published.named) {
+    const same = Object.entries(published.named).every(([name, value]) => pairs[name] === value);
+    return same
+      ? undefined
+      : `${namespace} ${metric}: ${JSON.stringify(pairs)} names no stage of this stack`;
+  }
+  const value = pairs[published.dimension ?? ""];
+  if (!(published.resources ?? []).map(placeholder).includes(value ?? "")) {
     return `${namespace} ${metric}: ${published.dimension} ${value} is none of this stack's resources`;
   }
   return undefined;
@@ -184,6 +199,8 @@ describe("the dashboard", () => {
             ],
             ["AWS/Lambda", "Errors", "FunctionName", "some-other-function", {}],
             ["AWS/Lambda", "InitDuration", "FunctionName", placeholder(FUNCTION_IDS[0]!), {}],
+            ["AWS/ApiGateway", "5xx", "ApiName", `blog-post-api-${STAGE}`, "Stage", STAGE, {}],
+            ["AWS/ApiGateway", "Count", "ApiName", "blog-post-api-prod", "Stage", STAGE, {}],
             [{ expression: "100 * hits / total", id: "ratio" }],
           ],
         },
@@ -193,6 +210,8 @@ describe("the dashboard", () => {
       "broken: BlogPostApi ListHits: the functions emit no such metric",
       "broken: AWS/Lambda Errors: FunctionName some-other-function is none of this stack's resources",
       "broken: AWS/Lambda InitDuration: AWS publishes no such metric here",
+      "broken: AWS/ApiGateway 5xx: AWS publishes no such metric here",
+      `broken: AWS/ApiGateway Count: {"ApiName":"blog-post-api-prod","Stage":"${STAGE}"} names no stage of this stack`,
       "broken: 100 * hits / total names hits, which no metric is",
       "broken: 100 * hits / total names total, which no metric is",
     ]);
@@ -207,7 +226,7 @@ describe("the dashboard", () => {
   const pick = (rows: Row[], metric: string) => rows.filter((row) => row[1] === metric);
 
   it("shows requests, 4xx and 5xx, p50 and p99 per route, and the list cache's share", () => {
-    expect(rowsOf("API requests").map((row) => row[1])).toEqual(["Count", "4xx", "5xx"]);
+    expect(rowsOf("API requests").map((row) => row[1])).toEqual(["Count", "4XXError", "5XXError"]);
     const latency = rowsOf("Latency in the function per route");
     for (const fn of FUNCTION_IDS) {
       const stats = latency

@@ -225,31 +225,72 @@ describe("IAM", () => {
   });
 });
 
-describe("HTTP API routes", () => {
+/** The path of an API Gateway resource, from its PathPart and its parents'. */
+function resourcePath(id: string): string {
+  const resource = resources[id];
+  if (!resource) return "";
+  const parent = resource.Properties.ParentId as { Ref?: string };
+  const part = String(resource.Properties.PathPart);
+  return parent.Ref ? `${resourcePath(parent.Ref)}/${part}` : `/${part}`;
+}
+
+/** Each method of the REST API as `VERB /path`, with its integration. */
+const methods = () =>
+  ofType("AWS::ApiGateway::Method").map(([id, method]) => {
+    const { HttpMethod, ResourceId, Integration } = method.Properties as {
+      HttpMethod: string;
+      ResourceId: { Ref: string };
+      Integration: {
+        Type: string;
+        Uri: { "Fn::Join": [string, unknown[]] };
+        ResponseTransferMode?: string;
+      };
+    };
+    return { id, route: `${HttpMethod} ${resourcePath(ResourceId.Ref)}`, integration: Integration };
+  });
+
+/** The function an integration's URI names, and the URI's text with the function's place marked. */
+function integrationTarget(uri: { "Fn::Join": [string, unknown[]] }) {
+  const parts = uri["Fn::Join"][1];
+  const fn = parts.find(
+    (part) => typeof part === "object" && part !== null && "Fn::GetAtt" in part,
+  ) as { "Fn::GetAtt": [string, string] } | undefined;
+  const text = parts.map((part) => (typeof part === "string" ? part : "<ref>")).join("");
+  return { functionId: fn?.["Fn::GetAtt"][0], text };
+}
+
+describe("the REST API", () => {
+  it("is one regional AWS::ApiGateway::RestApi named for the stage, and no HTTP API is left", () => {
+    const apis = ofType("AWS::ApiGateway::RestApi");
+    expect(apis).toHaveLength(1);
+    expect(apis[0]?.[1].Properties).toEqual({
+      Name: "blog-post-api-test",
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+    });
+    expect(
+      Object.values(resources).filter((r) => r.Type.startsWith("AWS::ApiGatewayV2::")),
+    ).toEqual([]);
+  });
+
   it.each([
     { route: "GET /api/post", bundle: "list-posts" },
     { route: "POST /api/post", bundle: "create-post" },
     { route: "GET /api/post/{post_pk}", bundle: "get-post" },
     { route: "PUT /api/post/{post_pk}", bundle: "update-post" },
     { route: "DELETE /api/post/{post_pk}", bundle: "delete-post" },
-  ])("$route reaches $bundle with payload format 2.0", ({ route, bundle }) => {
-    const [, found] =
-      ofType("AWS::ApiGatewayV2::Route").find(([, r]) => r.Properties.RouteKey === route) ?? [];
-    expect(found, route).toBeDefined();
-    const target = found?.Properties.Target as { "Fn::Join": [string, [string, { Ref: string }]] };
-    const integration = resources[target["Fn::Join"][1][1].Ref]?.Properties as {
-      PayloadFormatVersion: string;
-      IntegrationUri: { "Fn::GetAtt": [string, string] };
-    };
-    expect(integration.PayloadFormatVersion).toBe("2.0");
-    const fn = resources[integration.IntegrationUri["Fn::GetAtt"][0]];
+  ])("$route reaches $bundle through a Lambda proxy integration", ({ route, bundle }) => {
+    const method = methods().find((m) => m.route === route);
+    expect(method, route).toBeDefined();
+    expect(method?.integration.Type).toBe("AWS_PROXY");
+    const { functionId } = integrationTarget(method!.integration.Uri);
+    const fn = resources[functionId ?? ""];
     expect(bundleOf((fn?.Properties as unknown as FunctionProperties).Handler)).toBe(bundle);
   });
 
-  it("are exactly the five", () => {
+  it("holds exactly the five methods", () => {
     expect(
-      ofType("AWS::ApiGatewayV2::Route")
-        .map(([, r]) => r.Properties.RouteKey)
+      methods()
+        .map((m) => m.route)
         .sort(),
     ).toEqual([
       "DELETE /api/post/{post_pk}",
@@ -258,6 +299,52 @@ describe("HTTP API routes", () => {
       "POST /api/post",
       "PUT /api/post/{post_pk}",
     ]);
+  });
+
+  it("streams the list through Lambda's InvokeWithResponseStream, and only the list", () => {
+    for (const { route, integration } of methods()) {
+      const { text } = integrationTarget(integration.Uri);
+      if (route === "GET /api/post") {
+        expect(integration.ResponseTransferMode).toBe("STREAM");
+        expect(text).toMatch(
+          /:lambda:path\/2021-11-15\/functions\/<ref>\/response-streaming-invocations$/,
+        );
+      } else {
+        expect(integration.ResponseTransferMode, route).toBeUndefined();
+        expect(text, route).toMatch(/:lambda:path\/2015-03-31\/functions\/<ref>\/invocations$/);
+      }
+    }
+  });
+
+  it("lets API Gateway invoke each function, the streamed list included", () => {
+    // InvokeWithResponseStream "requires permission for the lambda:InvokeFunction action"
+    // (Lambda API reference, InvokeWithResponseStream): the same grant as a buffered invoke.
+    const granted = ofType("AWS::Lambda::Permission").map(([, p]) => p.Properties);
+    for (const [id] of functions()) {
+      const grant = granted.find(
+        (p) => (p.FunctionName as { "Fn::GetAtt": string[] })["Fn::GetAtt"][0] === id,
+      );
+      expect(grant, id).toMatchObject({
+        Action: "lambda:InvokeFunction",
+        Principal: "apigateway.amazonaws.com",
+      });
+      expect(JSON.stringify(grant?.SourceArn)).toContain('{"Ref":"ApiGatewayRestApi"}');
+    }
+  });
+
+  it("has no property holding an empty string", () => {
+    const empty: string[] = [];
+    const walk = (value: unknown, path: string) => {
+      if (value === "") empty.push(path);
+      else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+      else if (typeof value === "object" && value !== null) {
+        for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
+      }
+    };
+    walk(resources, "Resources");
+    walk(configured.Resources, "configured.Resources");
+    // Fn::Join's separator is an empty string by design, not a value AWS must have.
+    expect(empty.filter((path) => !/Fn::Join\[0\]$/.test(path))).toEqual([]);
   });
 });
 
@@ -336,12 +423,9 @@ describe("optional alarms and CORS", () => {
   const alarms = (template: { Resources: Record<string, Resource> }) =>
     Object.entries(template.Resources).filter(([, r]) => r.Type === "AWS::CloudWatch::Alarm");
 
-  it("without ALARM_TOPIC_ARN, every alarm sits behind a condition that is false", () => {
-    const template = { Resources: resources };
-    expect(alarms(template).length).toBe(10);
-    for (const [, alarm] of alarms(template)) {
-      expect((alarm as Resource & { Condition?: string }).Condition).toBe("HasAlarmTopic");
-    }
+  it("without ALARM_TOPIC_ARN, there is no alarm and no condition for one", () => {
+    expect(alarms({ Resources: resources })).toEqual([]);
+    expect(JSON.stringify(resources)).not.toContain("HasAlarmTopic");
   });
 
   it("with ALARM_TOPIC_ARN, the alarms notify that topic and the condition holds", () => {
@@ -369,9 +453,10 @@ describe("optional alarms and CORS", () => {
   });
 
   it("alarms on p99 latency over 1,000 ms and on 80% of a table's ceiling by default", () => {
-    expect(resources.GetPostLatencyAlarm?.Properties.Threshold).toBe(1000);
-    expect(resources.PostsTableCapacityAlarm?.Properties.Threshold).toBe(80);
-    const [percent] = resources.PostsTableCapacityAlarm?.Properties.Metrics as {
+    const alarmed = configured.Resources;
+    expect(alarmed.GetPostLatencyAlarm?.Properties.Threshold).toBe(1000);
+    expect(alarmed.PostsTableCapacityAlarm?.Properties.Threshold).toBe(80);
+    const [percent] = alarmed.PostsTableCapacityAlarm?.Properties.Metrics as {
       Expression: string;
     }[];
     expect(percent?.Expression).toBe("100 * MAX([reads / 60 / 1000, writes / 60 / 200])");
@@ -397,12 +482,36 @@ describe("optional alarms and CORS", () => {
   });
 
   it("has no CORS unless CORS_ORIGINS is set, and then only those origins", () => {
-    expect(resources.HttpApi?.Properties.CorsConfiguration).toBeUndefined();
-    expect(configured.Resources.HttpApi?.Properties.CorsConfiguration).toMatchObject({
-      AllowOrigins: ["https://blog.example"],
-      AllowHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
-      ExposeHeaders: ["Location"],
-    });
+    const preflights = (all: Record<string, Resource>) =>
+      Object.values(all).filter(
+        (r) => r.Type === "AWS::ApiGateway::Method" && r.Properties.HttpMethod === "OPTIONS",
+      );
+    expect(preflights(resources)).toEqual([]);
+    const answered = preflights(configured.Resources);
+    // One preflight per path, answered by the gateway itself.
+    expect(answered).toHaveLength(2);
+    for (const preflight of answered) {
+      const integration = preflight.Properties.Integration as {
+        Type: string;
+        IntegrationResponses: { ResponseParameters: Record<string, string> }[];
+      };
+      expect(integration.Type).toBe("MOCK");
+      const headers = integration.IntegrationResponses[0]?.ResponseParameters ?? {};
+      expect(headers["method.response.header.Access-Control-Allow-Origin"]).toBe(
+        "'https://blog.example'",
+      );
+      expect(headers["method.response.header.Access-Control-Allow-Headers"]).toBe(
+        "'Authorization,Content-Type,Idempotency-Key,If-None-Match'",
+      );
+    }
+    // The functions add CORS to their own answers, from the same list.
+    for (const fn of Object.values(configured.Resources).filter(
+      (r) => r.Type === "AWS::Lambda::Function",
+    )) {
+      expect((fn.Properties as unknown as FunctionProperties).Environment?.Variables).toMatchObject(
+        { CORS_ORIGINS: "https://blog.example" },
+      );
+    }
   });
 
   it("sets a log retention on every function's log group", () => {
