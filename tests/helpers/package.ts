@@ -13,7 +13,7 @@ export interface Resource {
   Type: string;
   Properties: Record<string, unknown>;
   Condition?: string;
-  DependsOn?: string[];
+  DependsOn?: string | string[];
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
 }
@@ -50,6 +50,10 @@ export const TEMPLATE_SETTINGS = [
   "RESERVED_CONCURRENCY",
   "LATENCY_ALARM_MS",
   "CAPACITY_ALARM_PERCENT",
+  "WAF_RATE_LIMIT",
+  "ACCESS_LOGS",
+  "TRACING",
+  "LOG_RETENTION_DAYS",
 ];
 
 /** This process's environment without the template settings, plus `settings`. */

@@ -19,13 +19,16 @@ let spec: SpecDatabase;
 
 beforeAll(async () => {
   packageDir = await mkdtemp(join(tmpdir(), "blog-post-cfn-spec-"));
-  // Alarms, CORS and the user pool on, so their resources and properties are in the template too.
+  // Alarms, CORS, the user pool, access logs and tracing on (and the WAF limit by default), so
+  // their resources and properties are in the template too.
   const env = {
     ...process.env,
     AUTH_ISSUER_URL: "",
     AUTH_USER_POOL: "true",
     ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:blog-alarms",
     CORS_ORIGINS: "https://blog.example",
+    ACCESS_LOGS: "true",
+    TRACING: "true",
   };
   const [loaded] = await Promise.all([
     loadSpec(),

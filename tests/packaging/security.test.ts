@@ -205,7 +205,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
 
 describe("throttles and cost ceilings", () => {
   const stageRoutes = (template: Template) =>
-    template.Resources.HttpApiStage?.Properties.DefaultRouteSettings;
+    (template.Resources.ApiGatewayStage?.Properties.MethodSettings as unknown[])[0];
   const tables = (template: Template) => ofType(template, "AWS::DynamoDB::Table");
   const reserved = (template: Template) =>
     Object.fromEntries(
@@ -217,7 +217,10 @@ describe("throttles and cost ceilings", () => {
 
   it("throttles every route of the stage: 100 requests a second, bursts of 200, by default", () => {
     expect(stageRoutes(open)).toEqual({
-      DetailedMetricsEnabled: false,
+      HttpMethod: "*",
+      ResourcePath: "/*",
+      MetricsEnabled: false,
+      DataTraceEnabled: false,
       ThrottlingRateLimit: 100,
       ThrottlingBurstLimit: 200,
     });

@@ -18,6 +18,15 @@ const { readAlarmSettings } = require("../../config/alarms.cjs") as {
 const { readReservedConcurrency } = require("../../config/limits.cjs") as {
   readReservedConcurrency(env: NodeJS.ProcessEnv): Record<string, number>;
 };
+const { readRateLimit } = require("../../config/waf.cjs") as {
+  readRateLimit(env: NodeJS.ProcessEnv): number | undefined;
+};
+const { readStageSettings } = require("../../config/rest-stage.cjs") as {
+  readStageSettings(env: NodeJS.ProcessEnv): Record<string, unknown>;
+};
+const { allowOriginParameter } = require("../../config/gateway-responses.cjs") as {
+  allowOriginParameter(origins: string[]): string | undefined;
+};
 
 describe("readAuth", () => {
   it("is off without an issuer, whatever else is set", () => {
@@ -161,5 +170,53 @@ describe("readAlarmSettings", () => {
     [{ CAPACITY_ALARM_PERCENT: "101" }, /CAPACITY_ALARM_PERCENT must be at most 100, not 101/],
   ])("refuses %o", (env, message) => {
     expect(() => readAlarmSettings(env)).toThrow(message);
+  });
+});
+
+describe("readRateLimit (WAF_RATE_LIMIT)", () => {
+  it.each([
+    [{}, 500],
+    [{ WAF_RATE_LIMIT: " 2000 " }, 2000],
+    [{ WAF_RATE_LIMIT: "10" }, 10],
+    [{ WAF_RATE_LIMIT: "off" }, undefined],
+  ])("reads %o as %s", (env, expected) => {
+    expect(readRateLimit(env)).toBe(expected);
+  });
+
+  it.each(["9", "0", "-5", "1e3", "lots", "OFF", "12.5"])("refuses %j in one line", (value) => {
+    expect(() => readRateLimit({ WAF_RATE_LIMIT: value })).toThrow(
+      `WAF_RATE_LIMIT must be off or a whole number of requests a minute from 10 up, not ${JSON.stringify(value)}`,
+    );
+  });
+});
+
+describe("readStageSettings", () => {
+  it("throttles at 100/200, with access logs and tracing off, by default", () => {
+    expect(readStageSettings({})).toEqual({
+      rateLimit: 100,
+      burstLimit: 200,
+      accessLogs: false,
+      tracing: false,
+      logRetentionDays: 30,
+    });
+  });
+
+  it.each([
+    [{ ACCESS_LOGS: "yes" }, /ACCESS_LOGS must be true or false, not "yes"/],
+    [{ TRACING: "1" }, /TRACING must be true or false, not "1"/],
+    [{ API_RATE_LIMIT: "0" }, /API_RATE_LIMIT must be a positive integer/],
+  ])("refuses %o", (env, message) => {
+    expect(() => readStageSettings(env)).toThrow(message);
+  });
+});
+
+describe("the gateway answers' Access-Control-Allow-Origin", () => {
+  it.each([
+    [[], undefined],
+    [["https://a.example"], "'https://a.example'"],
+    [["*"], "'*'"],
+    [["https://a.example", "https://b.example"], "method.request.header.origin"],
+  ])("for %j is %s", (origins, expected) => {
+    expect(allowOriginParameter(origins)).toBe(expected);
   });
 });
