@@ -1,0 +1,99 @@
+// Unit: CORS on the functions' answers (a REST API adds none to a Lambda proxy answer) and the
+// path a created post's Location is built under.
+import { describe, expect, it } from "vitest";
+import { corsHeaders, parseOrigins } from "../../../lib/http/cors.js";
+import { httpHandler } from "../../../lib/http/handler.js";
+import { created, ok } from "../../../lib/http/response.js";
+import { apiEvent, invoke } from "../../helpers/events.js";
+import { quietLogger } from "../../helpers/handlers.js";
+
+const A = "https://a.example";
+const B = "https://b.example";
+
+describe("corsHeaders", () => {
+  it("adds nothing when CORS is off", () => {
+    expect(corsHeaders([], A)).toEqual({});
+  });
+
+  it("names a listed origin, exposes Location and ETag, and varies by origin", () => {
+    expect(corsHeaders([A, B], B)).toEqual({
+      "access-control-allow-origin": B,
+      "access-control-expose-headers": "Location, ETag",
+      vary: "origin",
+    });
+  });
+
+  it.each([["https://evil.example"], [undefined], [`${A}.evil.example`]])(
+    "names no origin for %s, which the browser then refuses, but still varies",
+    (origin) => {
+      expect(corsHeaders([A], origin)).toEqual({ vary: "origin" });
+    },
+  );
+
+  it("allows any origin with *, the same answer for all", () => {
+    expect(corsHeaders(["*"], "https://x.example")).toEqual({
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": "Location, ETag",
+    });
+  });
+
+  it("reads CORS_ORIGINS as a trimmed list without blanks", () => {
+    expect(parseOrigins(` ${A} ,, ${B}`)).toEqual([A, B]);
+    expect(parseOrigins(undefined)).toEqual([]);
+  });
+});
+
+describe("an answer's CORS headers", () => {
+  const handler = httpHandler(async () => ok([]), quietLogger, { corsOrigins: [A] });
+
+  it("come with the answer for a listed origin, one Vary naming origin and encoding", async () => {
+    const zipped = httpHandler(async () => ok("x".repeat(2_000)), quietLogger, {
+      corsOrigins: [A],
+    });
+    const event = apiEvent({ method: "GET", headers: { origin: A, "accept-encoding": "gzip" } });
+    const response = await zipped(event);
+    expect(response.isBase64Encoded).toBe(true);
+    expect(response.headers).toMatchObject({
+      "access-control-allow-origin": A,
+      vary: "accept-encoding, origin",
+    });
+  });
+
+  it("are absent for another origin", async () => {
+    const response = await invoke(handler, { method: "GET", headers: { origin: B } });
+    expect(response.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(response.headers.vary).toBe("origin");
+  });
+});
+
+describe("the request's path", () => {
+  const echo = httpHandler(async (request) => created({}, `${request.path}/7`), quietLogger);
+
+  it("is the path the client called, the stage's name first on the default URL", async () => {
+    expect((await invoke(echo, { method: "POST", body: {} })).headers.location).toBe(
+      "/dev/api/post/7",
+    );
+  });
+
+  it("drops a trailing slash, and falls back to the route's path without a request context", async () => {
+    const event = apiEvent({ method: "POST", body: {} });
+    event.requestContext.path = "/blog/api/post/";
+    expect((await echo(event)).headers?.location).toBe("/blog/api/post/7");
+    const bare = { ...apiEvent({ method: "POST", body: {} }), requestContext: undefined };
+    expect((await echo(bare as never)).headers?.location).toBe("/api/post/7");
+  });
+});
+
+describe("a repeated header", () => {
+  it("reads as its values joined, as a REST event keeps them", async () => {
+    const seen: (string | undefined)[] = [];
+    const handler = httpHandler(async (request) => {
+      seen.push(request.header("If-None-Match"));
+      return ok([]);
+    }, quietLogger);
+    const event = apiEvent({ method: "GET", headers: { "if-none-match": '"b"' } });
+    event.multiValueHeaders["if-none-match"] = ['"a"', '"b"'];
+    await handler(event);
+    expect(seen).toEqual(['"a", "b"']);
+  });
+});

@@ -1,0 +1,272 @@
+// Unit: the streamed answer's plumbing over a stand-in of the runtime's response stream (the
+// real runtime client runs it in tests/integration/list-stream.test.ts): the prelude before the
+// first byte, the body in order under backpressure, the 200 MB ceiling, a failure after the
+// first byte, and when the handler streams at all.
+import { Writable } from "node:stream";
+import { gunzipSync } from "node:zlib";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { type Outgoing, errorOutgoing, ok, okUnlessHeld } from "../../../lib/http/response.js";
+import {
+  type LambdaStreaming,
+  STREAM_MAX_BYTES,
+  streamedHandler,
+  streamingRuntime,
+  withinStreamLimit,
+  writeStreamed,
+} from "../../../lib/http/stream.js";
+import { apiEvent } from "../../helpers/events.js";
+import { recordingLogger } from "../../helpers/handlers.js";
+
+/** What a stand-in stream took: the prelude, then the body's chunks, and whether it ended. */
+interface Taken {
+  prelude?: { statusCode: number; headers: Record<string, string> };
+  /** The prelude came before this many body bytes (0: before the first). */
+  preludeAt?: number;
+  chunks: Buffer[];
+  ended: boolean;
+}
+
+/**
+ * A response stream and an `HttpResponseStream.from` that behave as the runtime's do: the
+ * prelude goes out with the first write, and a write past `highWaterMark` asks for a drain.
+ */
+function standIn(highWaterMark = 16 * 1024, failAfter = Infinity) {
+  const taken: Taken = { chunks: [], ended: false };
+  let bytes = 0;
+  let pending: { prelude: Taken["prelude"] } | undefined;
+  const stream = new Writable({
+    highWaterMark,
+    write(chunk: Buffer, _encoding, done) {
+      if (pending) {
+        taken.prelude = pending.prelude;
+        taken.preludeAt = bytes;
+        pending = undefined;
+      }
+      bytes += chunk.length;
+      if (bytes > failAfter) return done(new Error("connection reset"));
+      taken.chunks.push(Buffer.from(chunk));
+      setImmediate(done);
+    },
+    final(done) {
+      taken.ended = true;
+      done();
+    },
+  });
+  const lambda: LambdaStreaming = {
+    streamifyResponse: (handler) => handler,
+    HttpResponseStream: {
+      from(target, prelude) {
+        pending = { prelude };
+        return target;
+      },
+    },
+  };
+  return { stream, lambda, taken, body: () => Buffer.concat(taken.chunks) };
+}
+
+const answer = (pieces: string[], extra: Partial<Outgoing> = {}): Outgoing => ({
+  statusCode: 200,
+  headers: { "content-type": "application/json", etag: '"t"' },
+  body: pieces,
+  gzipped: false,
+  bytes: Buffer.byteLength(pieces.join("")),
+  ...extra,
+});
+
+describe("writeStreamed", () => {
+  it("sends the prelude before the first byte, then every piece in order, then ends", async () => {
+    const { stream, lambda, taken, body } = standIn();
+    const pieces = Array.from({ length: 20_000 }, (_, i) => `${i === 0 ? "[" : ","}{"id":${i}}`);
+    pieces.push("]");
+    await writeStreamed(lambda, stream, answer(pieces));
+    expect(taken.prelude).toEqual({
+      statusCode: 200,
+      headers: { "content-type": "application/json", etag: '"t"' },
+    });
+    expect(taken.preludeAt).toBe(0);
+    expect(body().toString()).toBe(pieces.join(""));
+    expect(JSON.parse(body().toString())).toHaveLength(20_000);
+    expect(taken.ended).toBe(true);
+    // Chunks, not one write per piece and not one write of everything.
+    expect(taken.chunks.length).toBeGreaterThan(1);
+    expect(taken.chunks.length).toBeLessThan(pieces.length / 100);
+  });
+
+  it("waits for the stream to drain instead of piling the body up in memory", async () => {
+    const { stream, lambda, body } = standIn(1024);
+    let mostBuffered = 0;
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk: never) => {
+      const more = write(chunk);
+      mostBuffered = Math.max(mostBuffered, stream.writableLength);
+      return more;
+    }) as typeof stream.write;
+    const pieces = Array.from({ length: 100 }, () => "x".repeat(70 * 1024));
+    await writeStreamed(lambda, stream, answer(pieces));
+    expect(body().length).toBe(100 * 70 * 1024);
+    // At most one chunk waits in the stream at a time.
+    expect(mostBuffered).toBeLessThanOrEqual(2 * 70 * 1024);
+  });
+
+  it("sends a body-less answer's prelude too (a 304), with nothing after it", async () => {
+    const { stream, lambda, taken, body } = standIn();
+    const held: Outgoing = {
+      statusCode: 304,
+      headers: { etag: '"t"' },
+      body: [],
+      gzipped: false,
+      bytes: 0,
+    };
+    await writeStreamed(lambda, stream, held);
+    expect(taken.prelude).toEqual({ statusCode: 304, headers: { etag: '"t"' } });
+    expect(body().length).toBe(0);
+    expect(taken.ended).toBe(true);
+  });
+
+  it("sends gzip's chunks as they are", async () => {
+    const { stream, lambda, body } = standIn();
+    const zipped = [Buffer.from([1, 2, 3]), Buffer.from([4, 5])];
+    await writeStreamed(lambda, stream, answer([], { body: zipped, gzipped: true, bytes: 5 }));
+    expect([...body()]).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("throws when the stream fails after the first byte, leaving a body no parser takes", async () => {
+    const { stream, lambda, body } = standIn(16 * 1024, 200 * 1024);
+    const pieces = Array.from({ length: 20_000 }, (_, i) => `${i === 0 ? "[" : ","}{"id":${i}}`);
+    pieces.push("]");
+    await expect(writeStreamed(lambda, stream, answer(pieces))).rejects.toThrow("connection reset");
+    expect(body().length).toBeGreaterThan(0);
+    expect(() => JSON.parse(body().toString())).toThrow();
+  });
+});
+
+describe("withinStreamLimit", () => {
+  it("passes an answer of exactly the limit and refuses one byte more, before any byte", () => {
+    const fits = answer(["x"], { bytes: STREAM_MAX_BYTES });
+    expect(withinStreamLimit(fits)).toBe(fits);
+    const over = withinStreamLimit(answer(["x"], { bytes: STREAM_MAX_BYTES + 1 }));
+    expect(over.statusCode).toBe(500);
+    expect(JSON.parse(String(over.body[0]))).toEqual({
+      detail:
+        `Response too large: ${STREAM_MAX_BYTES + 1} bytes exceed Lambda's 200 MB streamed ` +
+        "response limit (send Accept-Encoding: gzip to receive it compressed)",
+    });
+    expect(over.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("says so when even the gzip is too large", () => {
+    const over = withinStreamLimit(answer([], { gzipped: true, bytes: 11 }), 10);
+    expect(JSON.parse(String(over.body[0])).detail).toMatch(/\(even compressed\)$/);
+  });
+
+  it("is 200 MB less room for the prelude", () => {
+    expect(STREAM_MAX_BYTES).toBe(200 * 1024 * 1024 - 64 * 1024);
+  });
+});
+
+describe("streamingRuntime", () => {
+  const { lambda } = standIn();
+
+  it("streams under the Lambda runtime", () => {
+    expect(streamingRuntime(lambda, {})).toBe(lambda);
+  });
+
+  it("answers buffered under serverless-offline, which defines awslambda but cannot stream", () => {
+    expect(streamingRuntime(lambda, { IS_OFFLINE: "true" })).toBeUndefined();
+  });
+
+  it("answers buffered where there is no runtime (tests, scripts)", () => {
+    expect(streamingRuntime(undefined, {})).toBeUndefined();
+    expect(streamingRuntime({} as LambdaStreaming, {})).toBeUndefined();
+  });
+});
+
+/** Lambda's context, as far as the wrapper reads it. */
+const CONTEXT = { getRemainingTimeInMillis: () => 10_000 };
+
+describe("streamedHandler", () => {
+  type Streamed = (event: APIGatewayProxyEvent, stream: Writable, context: object) => Promise<void>;
+  const list = (pieces: string[]) => async () => okUnlessHeld(pieces, '"t"', undefined);
+
+  it("streams the step's answer, gzipped when asked, and logs one request line after it", async () => {
+    const { stream, lambda, taken, body } = standIn();
+    const { logger, lines } = recordingLogger();
+    const pieces = [
+      "[",
+      ...Array.from({ length: 300 }, (_, i) => `${i ? "," : ""}{"id":${i}}`),
+      "]",
+    ];
+    const handler = streamedHandler(list(pieces), logger, {}, lambda) as unknown as Streamed;
+    const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+    await handler(event, stream, CONTEXT);
+    expect(taken.prelude?.headers).toMatchObject({ "content-encoding": "gzip", etag: '"t-gzip"' });
+    expect(gunzipSync(body()).toString()).toBe(pieces.join(""));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "info", fields: { status: 200, ServerErrors: 0 } });
+  });
+
+  it("answers a storage failure before the first byte with its 500 and detail", async () => {
+    const { stream, lambda, taken, body } = standIn();
+    const { logger, lines } = recordingLogger();
+    const { StorageError } = await import("../../../lib/posts/errors.js");
+    const failing = async () => {
+      throw new StorageError("ThrottlingException: slow down");
+    };
+    const handler = streamedHandler(failing, logger, {}, lambda) as unknown as Streamed;
+    await handler(apiEvent({ method: "GET" }), stream, CONTEXT);
+    expect(taken.prelude?.statusCode).toBe(500);
+    expect(JSON.parse(body().toString())).toEqual({
+      detail: "DB ERROR: ThrottlingException: slow down",
+    });
+    expect(lines[0]).toMatchObject({ level: "error", message: "request failed" });
+  });
+
+  it("logs a cut answer as an error with its 200 and throws, so the runtime ends the stream in error", async () => {
+    const { stream, lambda } = standIn(16 * 1024, 100 * 1024);
+    const { logger, lines } = recordingLogger();
+    const pieces = Array.from({ length: 20_000 }, (_, i) => `${i === 0 ? "[" : ","}{"id":${i}}`);
+    const handler = streamedHandler(list(pieces), logger, {}, lambda) as unknown as Streamed;
+    await expect(handler(apiEvent({ method: "GET" }), stream, CONTEXT)).rejects.toThrow(
+      "connection reset",
+    );
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: "error",
+      message: "response cut",
+      fields: {
+        status: 200,
+        responseCut: true,
+        ServerErrors: 1,
+        ClientErrors: 0,
+        error: { message: "connection reset" },
+      },
+    });
+  });
+
+  it("answers the 500 of the size ceiling instead of streaming a body too large", async () => {
+    const { stream, lambda, taken } = standIn();
+    const { logger, lines } = recordingLogger();
+    const huge = async () => ({ ...ok(undefined), json: ["[]"], jsonBytes: STREAM_MAX_BYTES + 1 });
+    const handler = streamedHandler(huge, logger, {}, lambda) as unknown as Streamed;
+    await handler(apiEvent({ method: "GET" }), stream, CONTEXT);
+    expect(taken.prelude?.statusCode).toBe(500);
+    expect(lines[0]).toMatchObject({
+      level: "error",
+      fields: { status: 500, error: { message: expect.stringMatching(/Response too large/) } },
+    });
+  });
+
+  it("is the buffered handler where the runtime cannot stream", async () => {
+    const { logger } = recordingLogger();
+    const handler = streamedHandler(async () => errorReplyOf(), logger, {}, undefined);
+    const result = await handler(apiEvent({ method: "GET" }));
+    expect(result).toMatchObject({ statusCode: 404 });
+  });
+});
+
+/** A 404 reply, as a route's step would return one. */
+function errorReplyOf() {
+  const outgoing = errorOutgoing(404, "gone");
+  return { statusCode: outgoing.statusCode, body: { detail: "gone" } };
+}
