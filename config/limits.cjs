@@ -40,8 +40,16 @@ function readReservedConcurrency(env = process.env) {
   return reserved;
 }
 
+/**
+ * The list function's Node options: a 1 MB young generation, so a Scan page's garbage is
+ * collected soon instead of piling up (docs/performance.md, The list at any size).
+ */
+const LIST_NODE_OPTIONS = "--max-semi-space-size=1";
+
 module.exports = {
   DEFAULTS,
+  LIST_NODE_OPTIONS,
+  listNodeOptions: () => LIST_NODE_OPTIONS,
   positiveInteger,
   readReservedConcurrency,
   /** `DefaultRouteSettings` of the HTTP API's stage. */

@@ -5,7 +5,14 @@ import type { Context, APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-l
 import { StorageError } from "../posts/errors.js";
 import { errorReply } from "./errors.js";
 import { type ApiRequest, apiRequest, findHeader } from "./request.js";
-import { type Outgoing, type Reply, acceptsGzip, errorOutgoing, outgoing } from "./response.js";
+import {
+  type Outgoing,
+  type Reply,
+  acceptsGzip,
+  errorOutgoing,
+  outgoing,
+  textOf,
+} from "./response.js";
 import { type InvocationContext, type Logger, invocationFields } from "./logger.js";
 import { requestMetrics } from "./metrics.js";
 import { corsHeaders } from "./cors.js";
@@ -137,7 +144,9 @@ export function answering(
         }),
       };
       if (serverFault) {
-        const shown = sent.gzipped ? `status ${status}` : String(sent.body[0] ?? "").slice(0, 500);
+        const shown = sent.gzipped
+          ? `status ${status}`
+          : textOf(sent.body.slice(0, 1)).slice(0, 500);
         const error = errorFields(cut ?? failure, shown);
         logger.error(cut === undefined ? "request failed" : "response cut", { ...fields, error });
       } else {
@@ -162,8 +171,8 @@ function withCors(response: Outgoing, cors: Record<string, string>): void {
 export function bufferedResult(response: Outgoing): APIGatewayProxyResult {
   const { statusCode, headers, body, gzipped } = response;
   if (statusCode === 304) return { statusCode, headers, body: "" };
-  if (!gzipped) return { statusCode, headers, body: body.join("") };
-  const bytes = Buffer.concat(body as Buffer[]);
+  if (!gzipped) return { statusCode, headers, body: textOf(body) };
+  const bytes = Buffer.concat(body as readonly Uint8Array[]);
   return { statusCode, headers, body: bytes.toString("base64"), isBase64Encoded: true };
 }
 

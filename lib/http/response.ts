@@ -10,12 +10,15 @@ const GZIP_MIN_BYTES = 1024;
 /** The size of each piece of body handed on: large enough to keep writes few, small to keep memory flat. */
 export const CHUNK_BYTES = 64 * 1024;
 
+/** A piece of a body: text, or UTF-8 bytes. */
+export type Piece = string | Uint8Array;
+
 /** What a route returns; the wrapper turns it into the HTTP response. */
 export interface Reply {
   statusCode: number;
   body: unknown;
   /** The body already serialized as JSON, in pieces whose concatenation is the JSON; sent instead of `body`. */
-  json?: readonly string[];
+  json?: readonly Piece[];
   /** The UTF-8 size of `json`, when the route knows it. */
   jsonBytes?: number;
   headers?: Record<string, string>;
@@ -34,7 +37,7 @@ export const created = (body: unknown, location: string): Reply => ({
  * If-None-Match shows the client holds it. `no-cache`: a cache may keep it but must revalidate.
  */
 export function okUnlessHeld(
-  json: readonly string[],
+  json: readonly Piece[],
   etag: string,
   ifNoneMatch: string | undefined,
   jsonBytes?: number,
@@ -67,28 +70,43 @@ export function acceptsGzip(header: string | undefined): boolean {
   return weight > 0;
 }
 
-/** Pieces of text joined into chunks of about CHUNK_BYTES characters, never one string of the whole. */
-export function* chunked(pieces: Iterable<string>, size = CHUNK_BYTES): Generator<string> {
-  let batch: string[] = [];
+/** The size of a piece in bytes. */
+const sizeOfPiece = (piece: Piece): number =>
+  typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
+
+/**
+ * Pieces grouped into batches of about CHUNK_BYTES, each written at once: large writes without
+ * copying the pieces into larger buffers, and never the whole body at once.
+ */
+export function* batches(pieces: Iterable<Piece>, size = CHUNK_BYTES): Generator<Piece[]> {
+  let batch: Piece[] = [];
   let length = 0;
   for (const piece of pieces) {
     batch.push(piece);
-    length += piece.length;
+    length += sizeOfPiece(piece);
     if (length >= size) {
-      yield batch.join("");
+      yield batch;
       batch = [];
       length = 0;
     }
   }
-  if (length > 0) yield batch.join("");
+  if (batch.length > 0) yield batch;
+}
+
+/** The text of a whole body, for an answer that is buffered anyway. */
+export function textOf(pieces: readonly Piece[]): string {
+  if (pieces.every((piece) => typeof piece === "string")) return pieces.join("");
+  const bytes = pieces.map((piece) => (typeof piece === "string" ? Buffer.from(piece) : piece));
+  return Buffer.concat(bytes).toString("utf8");
 }
 
 /** The body's pieces gzipped, as the compressor's own chunks: the whole text is never joined. */
-export async function gzipPieces(pieces: Iterable<string>): Promise<Buffer[]> {
+export async function gzipPieces(pieces: Iterable<Piece>): Promise<Buffer[]> {
   const out: Buffer[] = [];
   // Stryker disable next-line ObjectLiteral: the level trades size for speed; any level is valid gzip
   const gzip = createGzip({ level: zlib.Z_BEST_SPEED });
-  await pipeline(Readable.from(chunked(pieces)), gzip, async (zipped: AsyncIterable<Buffer>) => {
+  // Each piece goes to the compressor as it is: no copy of the body is made to feed it.
+  await pipeline(Readable.from(pieces), gzip, async (zipped: AsyncIterable<Buffer>) => {
     for await (const chunk of zipped) out.push(chunk);
   });
   return out;
@@ -102,7 +120,7 @@ export async function gzipPieces(pieces: Iterable<string>): Promise<Buffer[]> {
 let lastGzipped: { etag: string; chunks: Promise<Buffer[]> } | undefined;
 
 /** `pieces` gzipped; from the memo when `etag` is the last tagged body's. */
-function gzipped(pieces: readonly string[], etag: string | undefined): Promise<Buffer[]> {
+function gzipped(pieces: readonly Piece[], etag: string | undefined): Promise<Buffer[]> {
   if (etag === undefined) return gzipPieces(pieces);
   if (lastGzipped?.etag !== etag) {
     const chunks = gzipPieces(pieces);
@@ -119,18 +137,19 @@ function gzipped(pieces: readonly string[], etag: string | undefined): Promise<B
 export interface Outgoing {
   statusCode: number;
   headers: Record<string, string>;
-  /** The body: text pieces (JSON), or gzip's chunks when `gzipped`; empty for 304. */
-  body: readonly (string | Buffer)[];
+  /** The body: its pieces (JSON), or gzip's chunks when `gzipped`; empty for 304. */
+  body: readonly Piece[];
   gzipped: boolean;
   /** The body's size in bytes as sent. */
   bytes: number;
 }
 
 /** UTF-8 size of the pieces; `known` when the route measured them already. */
-function sizeOf(pieces: readonly string[], known: number | undefined): number {
+function sizeOf(pieces: readonly Piece[], known: number | undefined): number {
   if (known !== undefined) return known;
   let bytes = 0;
-  for (const piece of pieces) bytes += Buffer.byteLength(piece);
+  for (const piece of pieces)
+    bytes += typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
   return bytes;
 }
 
@@ -141,7 +160,7 @@ function sizeOf(pieces: readonly string[], known: number | undefined): number {
 export async function outgoing(
   reply: Reply,
   gzip: boolean,
-  compress: (pieces: readonly string[], etag: string | undefined) => Promise<Buffer[]> = gzipped,
+  compress: (pieces: readonly Piece[], etag: string | undefined) => Promise<Buffer[]> = gzipped,
 ): Promise<Outgoing> {
   if (reply.statusCode === 304) {
     // Not Modified carries no body, only the validators the client already holds.

@@ -12,7 +12,7 @@ import {
   httpHandler,
 } from "./handler.js";
 import type { Logger } from "./logger.js";
-import { type Outgoing, type Reply, chunked, errorOutgoing } from "./response.js";
+import { type Outgoing, type Reply, batches, errorOutgoing } from "./response.js";
 import type { ApiRequest } from "./request.js";
 
 /** The part of the Lambda Node runtime's `awslambda` global a streamed answer uses. */
@@ -77,18 +77,38 @@ export async function writeStreamed(
   { statusCode, headers, body, gzipped }: Outgoing,
 ): Promise<void> {
   const out = lambda.HttpResponseStream.from(stream, { statusCode, headers });
-  const chunks = gzipped ? (body as Buffer[]) : chunked(body as string[]);
+  // A failure may come between two writes: it is kept, and thrown at the next step.
+  let failure: { error: unknown } | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    out.once("error", (error) => {
+      failure = { error };
+      reject(error);
+    });
+  });
+  failed.catch(() => {});
+  const check = () => {
+    if (failure) throw failure.error;
+  };
   // The prelude goes out with the first write, so a body-less answer (304) writes nothing once.
   let written = false;
-  for (const chunk of chunks) {
+  for (const batch of gzipped ? body.map((chunk) => [chunk]) : batches(body)) {
+    check();
     written = true;
-    if (!out.write(chunk)) await once(out, "drain");
+    // Corked, a batch's pieces leave in one write to the socket, without being copied together.
+    out.cork();
+    for (const piece of batch) out.write(piece);
+    out.uncork();
+    if (out.writableNeedDrain) await Promise.race([once(out, "drain"), failed]);
   }
   if (!written) out.write("");
-  await new Promise<void>((resolve, reject) => {
-    out.once("error", reject);
-    out.end(resolve);
-  });
+  check();
+  await Promise.race([
+    new Promise<void>((resolve, reject) =>
+      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    ),
+    failed,
+  ]);
+  check();
 }
 
 /**

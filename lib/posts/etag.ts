@@ -10,7 +10,7 @@ export function etagOf(json: string): string {
  * The ETag of the body these parts make once joined, hashed part by part: a large body is
  * never converted to bytes all at once.
  */
-export function etagOfParts(parts: readonly string[]): string {
+export function etagOfParts(parts: readonly (string | Uint8Array)[]): string {
   const hash = createHash("sha256");
   for (const part of parts) hash.update(part);
   return `"${hash.digest("base64url").slice(0, 32)}"`;

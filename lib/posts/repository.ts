@@ -31,11 +31,12 @@ export function addCount(
 }
 
 /**
- * The list as it is answered: the JSON array of every post, ascending by id, as pieces whose
- * concatenation is the array (never one string of the whole list), its UTF-8 size and its ETag.
+ * The list as it is answered: the JSON array of every post, ascending by id, as pieces (UTF-8
+ * bytes) whose concatenation is the array, never one string of the whole list; its size in
+ * bytes and its ETag.
  */
 export interface ListBody {
-  json: readonly string[];
+  json: readonly Uint8Array[];
   bytes: number;
   etag: string;
 }

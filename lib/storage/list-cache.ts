@@ -12,25 +12,43 @@ import type { PostsTable } from "./posts-table.js";
  */
 export const LIST_CACHE_MAX_AGE_MS = 60_000;
 
+/** The separators between the posts' JSON, shared by every list. */
+const OPEN = Buffer.from("[");
+const COMMA = Buffer.from(",");
+const CLOSE = Buffer.from("]");
+
 /**
  * Every post as the pieces of one JSON array, its size and its ETag, built page by page: each
- * page's items become their JSON text as they arrive, so the raw items and post objects of the
- * whole table are never held at once, and the pieces are never joined.
+ * page's posts become UTF-8 bytes in one buffer of their own as the page arrives, so neither the
+ * raw items of the whole table nor one string of the whole list is ever held. The bytes live
+ * outside the JavaScript heap, whose collector would otherwise let it grow to several times the
+ * list before collecting a Scan's garbage (docs/performance.md, The list at any size).
  */
 export async function scanJson(table: PostsTable, signal?: AbortSignal): Promise<ListBody> {
-  const entries: { id: number; json: string }[] = [];
+  const entries: { id: number; json: Uint8Array }[] = [];
   let bytes = 0;
   await table.scanPages((page: Post[]) => {
-    for (const post of page) {
-      const json = JSON.stringify(serializePost(post));
-      bytes += Buffer.byteLength(json) + 1;
-      entries.push({ id: post.id, json });
+    const texts = page.map((post) => JSON.stringify(serializePost(post)));
+    const slab = Buffer.allocUnsafeSlow(
+      texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0),
+    );
+    let at = 0;
+    for (const [i, post] of page.entries()) {
+      const length = slab.write(texts[i] as string, at);
+      entries.push({ id: post.id, json: slab.subarray(at, at + length) });
+      at += length;
     }
+    // One separator or bracket per post.
+    bytes += at + page.length;
   }, signal);
   entries.sort((a, b) => a.id - b.id);
-  const parts = entries.map((entry, i) => (i === 0 ? "[" : ",") + entry.json);
-  parts.push(parts.length === 0 ? "[]" : "]");
-  // One separator or bracket per post, and the closing bracket (or the empty list's two).
+  const parts: Uint8Array[] = [OPEN];
+  for (const [i, entry] of entries.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(entry.json);
+  }
+  parts.push(CLOSE);
+  // The closing bracket, or the empty list's two.
   bytes += entries.length === 0 ? 2 : 1;
   return { json: parts, bytes, etag: etagOfParts(parts) };
 }

@@ -14,6 +14,13 @@ import { now } from "../posts/timestamps.js";
 import { ID_TAKEN } from "./id-allocator.js";
 import { ConditionFailed, type Sender } from "./sender.js";
 
+/**
+ * Items per Scan page. A page of 200 posts is done with before the next arrives, so its raw
+ * response and items are garbage while they are still small; DynamoDB's default 1 MB pages peak
+ * higher (docs/performance.md, The list at any size). It costs no read units: those are per 4 KB.
+ */
+export const SCAN_PAGE_ITEMS = 200;
+
 /** The id counter's item: no request can name id 0 (path and payload ids are positive). */
 export const COUNTER_ID = 0;
 const COUNTER_ATTRIBUTE = "last_id";
@@ -39,6 +46,7 @@ export class PostsTable {
     const input = {
       TableName: this.tableName,
       ConsistentRead: true,
+      Limit: SCAN_PAGE_ITEMS,
       FilterExpression: "id > :counter",
       ExpressionAttributeValues: { ":counter": COUNTER_ID },
     };

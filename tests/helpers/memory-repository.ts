@@ -38,7 +38,7 @@ export class InMemoryPostRepository implements PostRepository {
   /** The list's JSON and ETag, built anew on every call (no cache to keep fresh here). */
   async listJson(): Promise<ListBody> {
     const json = JSON.stringify((await this.list()).map((post) => serializePost(post)));
-    return { json: [json], bytes: Buffer.byteLength(json), etag: etagOf(json) };
+    return { json: [Buffer.from(json)], bytes: Buffer.byteLength(json), etag: etagOf(json) };
   }
 
   async get(id: number): Promise<Post | undefined> {

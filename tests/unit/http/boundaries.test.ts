@@ -11,7 +11,8 @@ import type { LogFields, Logger } from "../../../lib/http/logger.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 
 /** A reply as a buffered function returns it. */
-const toResponse = async (reply: Reply, gzip: boolean) => bufferedResult(await outgoing(reply, gzip));
+const toResponse = async (reply: Reply, gzip: boolean) =>
+  bufferedResult(await outgoing(reply, gzip));
 const quiet: Logger = { info: () => {}, error: () => {} };
 const echo = httpHandler(async (request) => ok(request.jsonObject()), quiet);
 

@@ -7,7 +7,8 @@ import { type Reply, okUnlessHeld, outgoing } from "../../../lib/http/response.j
 import { bufferedResult } from "../../../lib/http/handler.js";
 
 /** A reply as a buffered function returns it. */
-const toResponse = async (reply: Reply, gzip: boolean) => bufferedResult(await outgoing(reply, gzip));
+const toResponse = async (reply: Reply, gzip: boolean) =>
+  bufferedResult(await outgoing(reply, gzip));
 
 const TAG = etagOf("[]");
 
@@ -69,8 +70,7 @@ describe("a body sent already serialized", () => {
   it("is compressed once: the last tagged body's gzip is answered again for its tag", async () => {
     const rows = (title: string) =>
       JSON.stringify(Array.from({ length: 50 }, (_, id) => ({ id, title })));
-    const unzip = (body: string) =>
-      gunzipSync(Buffer.from(body ?? "", "base64")).toString();
+    const unzip = (body: string) => gunzipSync(Buffer.from(body ?? "", "base64")).toString();
     const first = await toResponse(okUnlessHeld([rows("a")], '"tag-1"', undefined), true);
     expect(unzip(first.body)).toBe(rows("a"));
     // A tag names one body, so the memo answers by tag alone: a (forged) other body under the

@@ -57,5 +57,4 @@ describe("answering in time", () => {
     expect((await invoke(echo({ pathParameter: "other" }), event)).body).toEqual({ pathId: null });
     expect((await invoke(echo(), event)).body).toEqual({ pathId: null });
   });
-
 });

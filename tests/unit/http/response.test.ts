@@ -3,7 +3,7 @@ import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
-import { acceptsGzip, chunked, created, noContent, ok } from "../../../lib/http/response.js";
+import { acceptsGzip, batches, created, noContent, ok } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 import { recordingLogger } from "../../helpers/handlers.js";
 
@@ -90,18 +90,19 @@ describe("compression and the response limit", () => {
   });
 });
 
-describe("pieces joined into chunks", () => {
-  it("keeps every character in order, each chunk about the size asked, never one string of all", () => {
+describe("pieces grouped into batches", () => {
+  it("keeps every piece in order, each batch about the size asked, never one of all", () => {
     const pieces = Array.from({ length: 100 }, (_, i) => `${i},`.padEnd(10, "x"));
-    const chunks = [...chunked(pieces, 95)];
-    expect(chunks.join("")).toBe(pieces.join(""));
-    expect(chunks).toHaveLength(10);
-    expect(chunks.every((chunk) => chunk.length === 100)).toBe(true);
+    const grouped = [...batches(pieces, 95)];
+    expect(grouped.flat()).toEqual(pieces);
+    expect(grouped).toHaveLength(10);
+    expect(grouped.every((batch) => batch.length === 10)).toBe(true);
   });
 
-  it("yields nothing for no pieces, and a short last chunk as it is", () => {
-    expect([...chunked([], 10)]).toEqual([]);
-    expect([...chunked(["abc", "de"], 4)]).toEqual(["abcde"]);
-    expect([...chunked(["abc", "de", "f"], 5)]).toEqual(["abcde", "f"]);
+  it("measures text in UTF-8 bytes and bytes as they are, and keeps a short last batch", () => {
+    expect([...batches([], 10)]).toEqual([]);
+    expect([...batches(["é", "é"], 4)]).toEqual([["é", "é"]]);
+    const bytes = Buffer.from("abc");
+    expect([...batches([bytes, "de", "f"], 5)]).toEqual([[bytes, "de"], ["f"]]);
   });
 });

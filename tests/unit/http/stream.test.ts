@@ -35,19 +35,22 @@ function standIn(highWaterMark = 16 * 1024, failAfter = Infinity) {
   const taken: Taken = { chunks: [], ended: false };
   let bytes = 0;
   let pending: { prelude: Taken["prelude"] } | undefined;
+  // Like a socket: corked writes arrive together (writev), each write as one chunk here.
+  const take = (chunk: Buffer, done: (error?: Error) => void) => {
+    if (pending) {
+      taken.prelude = pending.prelude;
+      taken.preludeAt = bytes;
+      pending = undefined;
+    }
+    bytes += chunk.length;
+    if (bytes > failAfter) return done(new Error("connection reset"));
+    taken.chunks.push(Buffer.from(chunk));
+    setImmediate(done);
+  };
   const stream = new Writable({
     highWaterMark,
-    write(chunk: Buffer, _encoding, done) {
-      if (pending) {
-        taken.prelude = pending.prelude;
-        taken.preludeAt = bytes;
-        pending = undefined;
-      }
-      bytes += chunk.length;
-      if (bytes > failAfter) return done(new Error("connection reset"));
-      taken.chunks.push(Buffer.from(chunk));
-      setImmediate(done);
-    },
+    write: (chunk: Buffer, _encoding, done) => take(chunk, done),
+    writev: (chunks, done) => take(Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer)), done),
     final(done) {
       taken.ended = true;
       done();
