@@ -36,7 +36,16 @@ async function call(api: Offline, method: string, path: string, bearer?: string,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  assertMatchesContract(method, path, { status: response.status, headers: response.headers, text });
+  // A refused token is answered by the gateway. On AWS its gateway responses give that answer
+  // the contract's `{"detail"}` (tests/packaging/rest-stage.test.ts); serverless-offline answers
+  // with its own body, so here only the status of those two is the gateway's to check.
+  if (response.status !== 401 && response.status !== 403) {
+    assertMatchesContract(method, path, {
+      status: response.status,
+      headers: response.headers,
+      text,
+    });
+  }
   return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
 }
 
