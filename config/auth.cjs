@@ -63,10 +63,16 @@ function readAuth(env = process.env) {
         `AUTH_WRITE_SCOPE does not apply with AUTH_USER_POOL=true: the pool's write scope is ${POOL_WRITE_SCOPE}`,
       );
     }
+    if (audience.length > 0) {
+      throw new Error(
+        "AUTH_AUDIENCE does not apply with AUTH_USER_POOL=true: the pool's authorizer takes a " +
+          `token of any of its app clients that is allowed ${POOL_WRITE_SCOPE}; allow the scope to a client instead`,
+      );
+    }
     return {
       issuerUrl: { "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}" },
-      // The stage's machine client, then any other clients AUTH_AUDIENCE adds (people's apps).
-      audience: [{ Ref: "UserPoolWriterClient" }, ...audience],
+      // Any client of the pool allowed the scope: the stage's machine client, people's apps.
+      audience: [{ Ref: "UserPoolWriterClient" }],
       writeScope: POOL_WRITE_SCOPE,
       reads,
       userPool: true,

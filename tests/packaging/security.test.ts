@@ -1,5 +1,6 @@
-// Packaging tests: the JWT authorizer, throttles and cost ceilings in the template, and the
-// guard that refuses a deployment with open writes. All offline: nothing here reaches AWS.
+// Packaging tests: the authorizers (the pool's Cognito authorizer, or the token authorizer
+// function for an issuer), throttles and cost ceilings in the template, and the guard that
+// refuses a deployment with open writes. All offline: nothing here reaches AWS.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,7 +47,7 @@ beforeAll(async () => {
     RESERVED_CONCURRENCY: "listPosts=20, createPost=5",
   }));
   ({ template: guardedReads } = await packaged({ ...AUTH, AUTH_READS: "true" }));
-  ({ template: pooled } = await packaged({ AUTH_USER_POOL: "true", AUTH_AUDIENCE: "people-app" }));
+  ({ template: pooled } = await packaged({ AUTH_USER_POOL: "true" }));
 });
 
 afterAll(async () => {
@@ -56,68 +57,85 @@ afterAll(async () => {
 const ofType = (template: Template, type: string) =>
   Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
 
-/** Each route key with the authorizer and scopes it carries. */
+/** The path of an API Gateway resource, from its PathPart and its parents'. */
+function resourcePath(template: Template, id: string): string {
+  const resource = template.Resources[id];
+  if (!resource) return "";
+  const parent = resource.Properties.ParentId as { Ref?: string };
+  const part = String(resource.Properties.PathPart);
+  return parent.Ref ? `${resourcePath(template, parent.Ref)}/${part}` : `/${part}`;
+}
+
+/** Each route (every method but the preflights) with the authorizer and scopes it carries. */
 function routeAuth(template: Template) {
   return Object.fromEntries(
-    ofType(template, "AWS::ApiGatewayV2::Route").map(([, { Properties: route }]) => [
-      route.RouteKey as string,
-      {
-        type: route.AuthorizationType,
-        authorizer: route.AuthorizerId,
-        scopes: route.AuthorizationScopes,
-      },
-    ]),
+    ofType(template, "AWS::ApiGateway::Method")
+      .filter(([, { Properties: method }]) => method.HttpMethod !== "OPTIONS")
+      .map(([, { Properties: method }]) => [
+        `${method.HttpMethod as string} ${resourcePath(template, (method.ResourceId as { Ref: string }).Ref)}`,
+        {
+          type: method.AuthorizationType,
+          authorizer: method.AuthorizerId,
+          scopes: method.AuthorizationScopes,
+        },
+      ]),
   );
 }
 
-/** The template's one authorizer, asking `scope`, on the three write routes and no other. */
-function expectScopeOnWritesOnly(template: Template, scope: string) {
-  const [[authorizerId] = []] = ofType(template, "AWS::ApiGatewayV2::Authorizer");
+/** The template's one authorizer, of `type`, on the three write routes and no other. */
+function expectWritesOnly(template: Template, type: string, scopes?: string[]) {
+  const [[authorizerId] = []] = ofType(template, "AWS::ApiGateway::Authorizer");
   const routes = routeAuth(template);
   for (const key of WRITE_ROUTES) {
-    expect(routes[key], key).toEqual({
-      type: "JWT",
-      authorizer: { Ref: authorizerId },
-      scopes: [scope],
-    });
+    expect(routes[key], key).toEqual({ type, authorizer: { Ref: authorizerId }, scopes });
   }
-  for (const key of READ_ROUTES) expect(routes[key]?.type, key).toBeUndefined();
+  for (const key of READ_ROUTES) expect(routes[key]?.type, key).toBe("NONE");
 }
 
-describe("JWT authorizer", () => {
-  it("is absent when AUTH_ISSUER_URL is unset: every route open", () => {
-    expect(ofType(open, "AWS::ApiGatewayV2::Authorizer")).toEqual([]);
+describe("the token authorizer (AUTH_ISSUER_URL)", () => {
+  it("is absent when no issuer is set: every route open, no authorizer function", () => {
+    expect(ofType(open, "AWS::ApiGateway::Authorizer")).toEqual([]);
     const routes = routeAuth(open);
     expect(Object.keys(routes).sort()).toEqual([...READ_ROUTES, ...WRITE_ROUTES].sort());
     for (const auth of Object.values(routes)) {
-      expect(auth).toEqual({ type: undefined, authorizer: undefined, scopes: undefined });
+      expect(auth).toEqual({ type: "NONE", authorizer: undefined, scopes: undefined });
     }
+    expect(open.Resources.AuthorizeWritesLambdaFunction).toBeUndefined();
+    expect(open.Resources.AuthorizeWritesRole).toBeUndefined();
   });
 
-  it("is API Gateway's own JWT authorizer on the issuer and audiences set", () => {
-    const authorizers = ofType(guarded, "AWS::ApiGatewayV2::Authorizer");
+  it("is the authorizeWrites function on the Authorization header, its verdict cached 5 minutes", () => {
+    const authorizers = ofType(guarded, "AWS::ApiGateway::Authorizer");
     expect(authorizers).toHaveLength(1);
-    expect(authorizers[0]?.[1].Properties).toMatchObject({
-      AuthorizerType: "JWT",
-      IdentitySource: ["$request.header.Authorization"],
-      JwtConfiguration: {
-        Issuer: AUTH.AUTH_ISSUER_URL,
-        Audience: ["app-client-1", "app-client-2"],
-      },
+    const properties = authorizers[0]?.[1].Properties as Record<string, unknown>;
+    expect(properties).toMatchObject({
+      Type: "TOKEN",
+      IdentitySource: "method.request.header.Authorization",
+      AuthorizerResultTtlInSeconds: 300,
     });
+    expect(JSON.stringify(properties.AuthorizerUri)).toContain("AuthorizeWritesLambdaFunction");
   });
 
-  it("guards exactly the write routes, with the write scope", () => {
-    expectScopeOnWritesOnly(guarded, "blog/write");
+  it("hands the function the issuer, the audiences and the scope, and lets only it log", () => {
+    const fn = guarded.Resources.AuthorizeWritesLambdaFunction as Resource;
+    expect((fn.Properties.Environment as { Variables: object }).Variables).toMatchObject({
+      AUTH_ISSUER_URL: AUTH.AUTH_ISSUER_URL,
+      AUTH_AUDIENCE: "app-client-1,app-client-2",
+      AUTH_WRITE_SCOPE: "blog/write",
+    });
+    expect(fn.Properties.Role).toEqual({ "Fn::GetAtt": ["AuthorizeWritesRole", "Arn"] });
+    const statements = JSON.stringify(guarded.Resources.AuthorizeWritesRole?.Properties);
+    expect(statements).not.toContain("dynamodb:");
   });
 
-  it("guards all five routes with AUTH_READS=true, asking no scope when none is set", () => {
+  it("guards exactly the write routes", () => {
+    expectWritesOnly(guarded, "CUSTOM");
+  });
+
+  it("guards all five routes with AUTH_READS=true", () => {
     const routes = routeAuth(guardedReads);
     expect(Object.keys(routes)).toHaveLength(5);
-    for (const [key, auth] of Object.entries(routes)) {
-      expect(auth.type, key).toBe("JWT");
-      expect(auth.scopes, key).toBeUndefined();
-    }
+    for (const [key, auth] of Object.entries(routes)) expect(auth.type, key).toBe("CUSTOM");
   });
 });
 
@@ -142,13 +160,16 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
     });
   });
 
-  it("has a resource server with the write scope, and a domain for the token endpoint", () => {
+  it("has a resource server with the write and read scopes, and a domain for the token endpoint", () => {
     expect(resource("UserPoolResourceServer")).toMatchObject({
       Type: "AWS::Cognito::UserPoolResourceServer",
       Properties: {
         UserPoolId: { Ref: "UserPool" },
         Identifier: "blog",
-        Scopes: [expect.objectContaining({ ScopeName: "write" })],
+        Scopes: [
+          expect.objectContaining({ ScopeName: "write" }),
+          expect.objectContaining({ ScopeName: "read" }),
+        ],
       },
     });
     expect(resource("UserPoolDomain")).toMatchObject({
@@ -160,7 +181,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
     });
   });
 
-  it("has a machine client with a secret, allowed only the client-credentials grant and that scope", () => {
+  it("has a machine client with a secret, allowed only the client-credentials grant and those scopes", () => {
     expect(resource("UserPoolWriterClient")).toMatchObject({
       Type: "AWS::Cognito::UserPoolClient",
       DependsOn: ["UserPoolResourceServer"],
@@ -169,23 +190,25 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
         GenerateSecret: true,
         AllowedOAuthFlowsUserPoolClient: true,
         AllowedOAuthFlows: ["client_credentials"],
-        AllowedOAuthScopes: ["blog/write"],
+        AllowedOAuthScopes: ["blog/write", "blog/read"],
         ExplicitAuthFlows: ["ALLOW_REFRESH_TOKEN_AUTH"],
       },
     });
   });
 
-  it("is the authorizer's issuer, its client the audience, beside AUTH_AUDIENCE's", () => {
-    const authorizers = ofType(pooled, "AWS::ApiGatewayV2::Authorizer");
+  it("is API Gateway's Cognito authorizer over the pool, with no function of its own", () => {
+    const authorizers = ofType(pooled, "AWS::ApiGateway::Authorizer");
     expect(authorizers).toHaveLength(1);
-    expect(authorizers[0]?.[1].Properties.JwtConfiguration).toEqual({
-      Issuer: { "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}" },
-      Audience: [{ Ref: "UserPoolWriterClient" }, "people-app"],
+    expect(authorizers[0]?.[1].Properties).toMatchObject({
+      Type: "COGNITO_USER_POOLS",
+      IdentitySource: "method.request.header.Authorization",
+      ProviderARNs: [{ "Fn::GetAtt": ["UserPool", "Arn"] }],
     });
+    expect(pooled.Resources.AuthorizeWritesLambdaFunction).toBeUndefined();
   });
 
   it("requires the write scope on exactly the three write routes", () => {
-    expectScopeOnWritesOnly(pooled, "blog/write");
+    expectWritesOnly(pooled, "COGNITO_USER_POOLS", ["blog/write"]);
   });
 
   it("outputs the API's URL, the token endpoint and the client id", () => {

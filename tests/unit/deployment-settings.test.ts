@@ -53,12 +53,12 @@ describe("readAuth", () => {
     ).toMatchObject({ writeScope: "w", reads: false, userPool: false });
   });
 
-  it("with AUTH_USER_POOL=true, trusts the stage's pool and its writer client, plus AUTH_AUDIENCE", () => {
-    expect(readAuth({ AUTH_USER_POOL: "true", AUTH_AUDIENCE: "people-app" })).toEqual({
+  it("with AUTH_USER_POOL=true, trusts the stage's pool and the clients allowed its scope", () => {
+    expect(readAuth({ AUTH_USER_POOL: "true" })).toEqual({
       issuerUrl: {
         "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}",
       },
-      audience: [{ Ref: "UserPoolWriterClient" }, "people-app"],
+      audience: [{ Ref: "UserPoolWriterClient" }],
       writeScope: "blog/write",
       reads: false,
       userPool: true,
@@ -73,6 +73,10 @@ describe("readAuth", () => {
       /AUTH_USER_POOL=true and AUTH_ISSUER_URL both name who issues the tokens: set one/,
     ],
     [{ AUTH_USER_POOL: "yes" }, /AUTH_USER_POOL must be true or false, not "yes"/],
+    [
+      { AUTH_USER_POOL: "true", AUTH_AUDIENCE: "people-app" },
+      /AUTH_AUDIENCE does not apply with AUTH_USER_POOL=true/,
+    ],
     [
       { AUTH_USER_POOL: "true", AUTH_WRITE_SCOPE: "blog/admin" },
       /AUTH_WRITE_SCOPE does not apply with AUTH_USER_POOL=true: the pool's write scope is blog\/write/,
