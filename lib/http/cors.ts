@@ -26,9 +26,10 @@ export function corsHeaders(
   if (origins.includes("*")) {
     return { "access-control-allow-origin": "*", "access-control-expose-headers": EXPOSED_HEADERS };
   }
-  if (origin === undefined || !origins.includes(origin)) return { vary: "origin" };
+  const allowed = origins.find((listed) => listed === origin);
+  if (allowed === undefined) return { vary: "origin" };
   return {
-    "access-control-allow-origin": origin,
+    "access-control-allow-origin": allowed,
     "access-control-expose-headers": EXPOSED_HEADERS,
     vary: "origin",
   };

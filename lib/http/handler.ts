@@ -170,7 +170,6 @@ function withCors(response: Outgoing, cors: Record<string, string>): void {
 /** The result a buffered Lambda returns for an answer: text as is, gzip as base64. */
 export function bufferedResult(response: Outgoing): APIGatewayProxyResult {
   const { statusCode, headers, body, gzipped } = response;
-  if (statusCode === 304) return { statusCode, headers, body: "" };
   if (!gzipped) return { statusCode, headers, body: textOf(body) };
   const bytes = Buffer.concat(body as readonly Uint8Array[]);
   return { statusCode, headers, body: bytes.toString("base64"), isBase64Encoded: true };

@@ -71,8 +71,7 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 /** The size of a piece in bytes. */
-const sizeOfPiece = (piece: Piece): number =>
-  typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
+const sizeOfPiece = (piece: Piece): number => Buffer.byteLength(piece);
 
 /**
  * Pieces grouped into batches of about CHUNK_BYTES, each written at once: large writes without
@@ -95,9 +94,7 @@ export function* batches(pieces: Iterable<Piece>, size = CHUNK_BYTES): Generator
 
 /** The text of a whole body, for an answer that is buffered anyway. */
 export function textOf(pieces: readonly Piece[]): string {
-  if (pieces.every((piece) => typeof piece === "string")) return pieces.join("");
-  const bytes = pieces.map((piece) => (typeof piece === "string" ? Buffer.from(piece) : piece));
-  return Buffer.concat(bytes).toString("utf8");
+  return Buffer.concat(pieces.map((piece) => Buffer.from(piece as string))).toString("utf8");
 }
 
 /** The body's pieces gzipped, as the compressor's own chunks: the whole text is never joined. */
@@ -149,7 +146,7 @@ function sizeOf(pieces: readonly Piece[], known: number | undefined): number {
   if (known !== undefined) return known;
   let bytes = 0;
   for (const piece of pieces)
-    bytes += typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
+    bytes += sizeOfPiece(piece);
   return bytes;
 }
 

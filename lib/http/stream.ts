@@ -77,38 +77,27 @@ export async function writeStreamed(
   { statusCode, headers, body, gzipped }: Outgoing,
 ): Promise<void> {
   const out = lambda.HttpResponseStream.from(stream, { statusCode, headers });
-  // A failure may come between two writes: it is kept, and thrown at the next step.
+  // Kept for the end: an error event with no listener would end the whole process.
   let failure: { error: unknown } | undefined;
-  const failed = new Promise<never>((_, reject) => {
-    out.once("error", (error) => {
-      failure = { error };
-      reject(error);
-    });
+  out.on("error", (error) => {
+    failure ??= { error };
   });
-  failed.catch(() => {});
-  const check = () => {
-    if (failure) throw failure.error;
-  };
   // The prelude goes out with the first write, so a body-less answer (304) writes nothing once.
-  let written = false;
+  if (body.length === 0) out.write("");
   for (const batch of gzipped ? body.map((chunk) => [chunk]) : batches(body)) {
-    check();
-    written = true;
+    // Stryker disable next-line ConditionalExpression: only saves writes into a stream already failed
+    if (out.destroyed) break;
     // Corked, a batch's pieces leave in one write to the socket, without being copied together.
     out.cork();
     for (const piece of batch) out.write(piece);
     out.uncork();
-    if (out.writableNeedDrain) await Promise.race([once(out, "drain"), failed]);
+    // A destroyed stream never needs a drain; a failure while waiting rejects the wait.
+    if (out.writableNeedDrain) await once(out, "drain");
   }
-  if (!written) out.write("");
-  check();
-  await Promise.race([
-    new Promise<void>((resolve, reject) =>
-      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    ),
-    failed,
-  ]);
-  check();
+  await new Promise<void>((resolve, reject) => {
+    out.end((error?: Error | null) => (error ? reject(error) : resolve()));
+  });
+  if (failure) throw failure.error;
 }
 
 /**

@@ -18,13 +18,17 @@ export function recordingLogger() {
 }
 
 /** Every handler over `posts`, keyed by operation. */
-export function handlersOver(posts: PostRepository, log: Logger = quietLogger) {
+export function handlersOver(
+  posts: PostRepository,
+  log: Logger = quietLogger,
+  corsOrigins?: readonly string[],
+) {
   return {
-    list: listPosts(posts, log),
-    get: getPost(posts, log),
-    create: createPost(posts, log),
-    update: updatePost(posts, log),
-    delete: deletePost(posts, log),
+    list: listPosts(posts, log, corsOrigins),
+    get: getPost(posts, log, corsOrigins),
+    create: createPost(posts, log, corsOrigins),
+    update: updatePost(posts, log, corsOrigins),
+    delete: deletePost(posts, log, corsOrigins),
   };
 }
 

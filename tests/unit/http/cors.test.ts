@@ -5,7 +5,8 @@ import { corsHeaders, parseOrigins } from "../../../lib/http/cors.js";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { created, ok } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
-import { quietLogger } from "../../helpers/handlers.js";
+import { handlersOver, quietLogger } from "../../helpers/handlers.js";
+import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 
 const A = "https://a.example";
 const B = "https://b.example";
@@ -95,5 +96,62 @@ describe("a repeated header", () => {
     event.multiValueHeaders["if-none-match"] = ['"a"', '"b"'];
     await handler(event);
     expect(seen).toEqual(['"a", "b"']);
+  });
+});
+
+describe("every route", () => {
+  it("answers a listed origin with CORS, and without CORS_ORIGINS adds no CORS header at all", async () => {
+    const posts = new InMemoryPostRepository({ idempotency: false });
+    const { id } = await posts.create({ title: "t", content: "c" });
+    const calls = (api: ReturnType<typeof handlersOver>) =>
+      [
+        [api.list, { method: "GET" }],
+        [api.get, { method: "GET", postId: id }],
+        [api.create, { method: "POST", body: { title: "n", content: "c" } }],
+        [api.update, { method: "PUT", postId: id, body: { title: "u" } }],
+        [api.delete, { method: "DELETE", postId: id + 1 }],
+      ] as const;
+    for (const [handler, options] of calls(handlersOver(posts, quietLogger, [A]))) {
+      const response = await invoke(handler, { ...options, headers: { origin: A } });
+      expect(response.headers["access-control-allow-origin"], options.method).toBe(A);
+    }
+    for (const [handler, options] of calls(handlersOver(posts))) {
+      const response = await invoke(handler, { ...options, headers: { origin: A } });
+      const names = Object.keys(response.headers).join();
+      expect(names, options.method).not.toMatch(/access-control/);
+      expect(response.headers.vary, options.method).toBeUndefined();
+    }
+  });
+});
+
+describe("headers read from a REST event", () => {
+  const seen = async (event: ReturnType<typeof apiEvent>, name: string) => {
+    let value: string | undefined;
+    await httpHandler(async (request) => {
+      value = request.header(name);
+      return ok([]);
+    }, quietLogger)(event);
+    return value;
+  };
+
+  it("fall back to `headers` when there are no multi-value headers, by any case", async () => {
+    const event = apiEvent({ method: "GET", headers: { "X-Thing": "one" } });
+    event.multiValueHeaders = {};
+    expect(await seen(event, "x-thing")).toBe("one");
+    expect(await seen(event, "X-THING")).toBe("one");
+    expect(await seen(event, "x-other")).toBeUndefined();
+  });
+
+  it("skip a multi-value entry without values", async () => {
+    const event = apiEvent({ method: "GET", headers: { "x-thing": "one" } });
+    event.multiValueHeaders = { "x-thing": undefined as never };
+    expect(await seen(event, "x-thing")).toBe("one");
+  });
+
+  it("drop every trailing slash of the path", async () => {
+    const event = apiEvent({ method: "POST", body: {} });
+    event.requestContext.path = "/dev/api/post//";
+    const echo = httpHandler(async (request) => created({}, `${request.path}/7`), quietLogger);
+    expect((await echo(event)).headers?.location).toBe("/dev/api/post/7");
   });
 });

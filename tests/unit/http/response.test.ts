@@ -3,7 +3,15 @@ import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
-import { acceptsGzip, batches, created, noContent, ok } from "../../../lib/http/response.js";
+import {
+  acceptsGzip,
+  batches,
+  created,
+  errorOutgoing,
+  noContent,
+  ok,
+  outgoing,
+} from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 import { recordingLogger } from "../../helpers/handlers.js";
 
@@ -104,5 +112,33 @@ describe("pieces grouped into batches", () => {
     expect([...batches(["é", "é"], 4)]).toEqual([["é", "é"]]);
     const bytes = Buffer.from("abc");
     expect([...batches([bytes, "de", "f"], 5)]).toEqual([[bytes, "de"], ["f"]]);
+  });
+});
+
+describe("an answer's size as sent", () => {
+  it("is the JSON's UTF-8 bytes, or gzip's when compressed, or the error's", async () => {
+    const body = { text: "é".repeat(1_000) };
+    const plain = await outgoing(ok(body), false);
+    expect(plain.bytes).toBe(Buffer.byteLength(JSON.stringify(body)));
+    const zipped = await outgoing(ok(body), true);
+    expect(zipped.gzipped).toBe(true);
+    expect(zipped.bytes).toBe(Buffer.concat(zipped.body as Buffer[]).length);
+    expect(zipped.bytes).toBeLessThan(plain.bytes);
+    const error = errorOutgoing(500, "é");
+    expect(error.bytes).toBe(Buffer.byteLength('{"detail":"é"}'));
+  });
+
+  it("is nothing for a 304, which is never gzipped", async () => {
+    const held = await outgoing(
+      { statusCode: 304, body: undefined, headers: { etag: '"t"' } },
+      true,
+    );
+    expect(held).toEqual({
+      statusCode: 304,
+      headers: { etag: '"t"', vary: "accept-encoding" },
+      body: [],
+      gzipped: false,
+      bytes: 0,
+    });
   });
 });

@@ -207,6 +207,23 @@ describe("streamedHandler", () => {
     expect(gunzipSync(body()).toString()).toBe(pieces.join(""));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: "info", fields: { status: 200, ServerErrors: 0 } });
+    expect(lines[0]?.fields).not.toHaveProperty("responseCut");
+  });
+
+  it("streams a 304 as its prelude alone when the client holds the list", async () => {
+    const { stream, lambda, taken, body } = standIn();
+    const { logger } = recordingLogger();
+    const held = async (request: { header(name: string): string | undefined }) =>
+      okUnlessHeld(["[]"], '"t"', request.header("if-none-match"));
+    const handler = streamedHandler(held, logger, {}, lambda) as unknown as Streamed;
+    await handler(
+      apiEvent({ method: "GET", headers: { "if-none-match": '"t"' } }),
+      stream,
+      CONTEXT,
+    );
+    expect(taken.prelude?.statusCode).toBe(304);
+    expect(body().length).toBe(0);
+    expect(taken.ended).toBe(true);
   });
 
   it("answers a storage failure before the first byte with its 500 and detail", async () => {
