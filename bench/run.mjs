@@ -12,13 +12,14 @@ import { coldStart, firstInvokeRows } from "./cold-start.mjs";
 import { LIMITS, benchDir, importFloor, prepareTables, staging } from "./context.mjs";
 import { list } from "./list.mjs";
 import { listCache } from "./list-cache.mjs";
+import { listStream } from "./list-stream.mjs";
 import { throughput } from "./throughput.mjs";
 import { benchStarted, formatTable, log, runningChildren } from "./util.mjs";
 import { warm } from "./warm.mjs";
 
 // The sections run on DynamoDB Local, in this order, each kept in results.json under its key.
 // listCache after list: it retitles post 1 of the 10,000-post table.
-const SECTIONS = { cold: coldStart, warm, list, listCache, throughput };
+const SECTIONS = { cold: coldStart, warm, list, listCache, listStream, throughput };
 
 // Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
 try {

@@ -54,7 +54,9 @@ export async function timed(/** @type {() => Promise<unknown>} */ run) {
 export async function expectStatus(handler, event, status = 200) {
   const { statusCode, body } = await handler(event);
   if (statusCode !== status) {
-    throw new Error(`${`${event.httpMethod} ${event.resource}`} answered ${statusCode}, not ${status}: ${body}`);
+    throw new Error(
+      `${`${event.httpMethod} ${event.resource}`} answered ${statusCode}, not ${status}: ${body}`,
+    );
   }
   return body;
 }
