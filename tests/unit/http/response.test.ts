@@ -8,6 +8,7 @@ import {
   batches,
   created,
   errorOutgoing,
+  gzipPieces,
   noContent,
   ok,
   outgoing,
@@ -140,5 +141,25 @@ describe("an answer's size as sent", () => {
       gzipped: false,
       bytes: 0,
     });
+  });
+});
+
+describe("gzip over pieces", () => {
+  it("compresses text and bytes of any size, across the scratch buffer's edges, in order", async () => {
+    const pieces = [
+      "[",
+      ...Array.from({ length: 3_000 }, (_, i) =>
+        Buffer.from(`${i ? "," : ""}"${"é".repeat(i % 50)}"`),
+      ),
+      Buffer.alloc(200 * 1024, 0x61),
+      "]",
+    ];
+    const zipped = await gzipPieces(pieces);
+    const expected = Buffer.concat(pieces.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+    expect(gunzipSync(Buffer.concat(zipped)).equals(expected)).toBe(true);
+  });
+
+  it("makes a valid empty gzip of no pieces", async () => {
+    expect(gunzipSync(Buffer.concat(await gzipPieces([]))).length).toBe(0);
   });
 });
