@@ -1,5 +1,6 @@
 // The composition root: the logger and repository one Lambda instance shares, built once, and
 // the first request's work done while the instance initializes.
+import { setFlagsFromString } from "node:v8";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type Logger, createLogger } from "../http/logger.js";
 import type { PostRepository } from "../posts/repository.js";
@@ -27,6 +28,17 @@ export function dynamoRepository(config: Config, client: DynamoDBDocumentClient)
     idempotencyTableName: config.idempotencyTableName,
     idBlockSize: config.idBlockSize,
   });
+}
+
+/**
+ * Asks V8 to collect garbage sooner rather than let its heap grow: the list function's Scan
+ * leaves a page's worth of garbage behind every page, and a list holds the whole table. Measured
+ * on 10,000 and 50,000 posts, it lowers the instance's peak by about a quarter at no cost in time
+ * (docs/performance.md, The list at any size). Node refuses this flag in NODE_OPTIONS, so it is
+ * set here, before the first request; it only changes when the collector runs.
+ */
+export function favourMemory(): void {
+  setFlagsFromString("--optimize-for-size");
 }
 
 /** Wires a configuration into a logger and a repository over a new client. */
