@@ -1,0 +1,35 @@
+// Unit: the token authorizer's settings, read once from its environment, failing in one line.
+import { describe, expect, it } from "vitest";
+import { readAuthorizerSettings } from "../../../lib/app/authorizer.js";
+
+const BASE = { AUTH_ISSUER_URL: "https://issuer.example", AUTH_AUDIENCE: " a , ,b " };
+
+describe("readAuthorizerSettings", () => {
+  it("reads the issuer, the audiences and the scope, and checks signatures on AWS", () => {
+    expect(readAuthorizerSettings({ ...BASE, AUTH_WRITE_SCOPE: " blog/write " })).toEqual({
+      issuer: "https://issuer.example",
+      audiences: ["a", "b"],
+      writeScope: "blog/write",
+      verifySignature: true,
+    });
+    expect(readAuthorizerSettings({ ...BASE, AUTH_WRITE_SCOPE: "" }).writeScope).toBeUndefined();
+  });
+
+  it("skips signatures only under serverless-offline, where loopback issuers are allowed", () => {
+    const local = { ...BASE, AUTH_ISSUER_URL: "http://127.0.0.1:9000", IS_OFFLINE: "true" };
+    expect(readAuthorizerSettings(local).verifySignature).toBe(false);
+  });
+
+  it.each([
+    [
+      { ...BASE, IS_OFFLINE: "true", AWS_EXECUTION_ENV: "AWS_Lambda_nodejs24.x" },
+      /IS_OFFLINE=true on Lambda/,
+    ],
+    [{ ...BASE, AUTH_ISSUER_URL: "" }, /AUTH_ISSUER_URL must be the issuer's URL, not ""/],
+    [{ ...BASE, AUTH_ISSUER_URL: "http://issuer.example" }, /AUTH_ISSUER_URL must be https/],
+    [{ ...BASE, AUTH_ISSUER_URL: "http://127.0.0.1:9000" }, /AUTH_ISSUER_URL must be https/],
+    [{ ...BASE, AUTH_AUDIENCE: " , " }, /AUTH_AUDIENCE must name at least one audience/],
+  ])("refuses %o", (env, message) => {
+    expect(() => readAuthorizerSettings(env)).toThrow(message);
+  });
+});
