@@ -6,7 +6,7 @@
 const { readAuth } = require("./auth.cjs");
 const { positiveInteger } = require("./limits.cjs");
 const { gatewayResponses } = require("./gateway-responses.cjs");
-const { wafResources } = require("./waf.cjs");
+const { readRateLimit, wafResources } = require("./waf.cjs");
 
 const REST_API = "ApiGatewayRestApi";
 /** The function that checks an issuer's tokens, and its role: in a stage only with AUTH_ISSUER_URL. */
@@ -199,6 +199,9 @@ class RestStage {
     this.hooks = {
       // Without an issuer no route calls the authorizer: the stage does not get the function.
       initialize: () => {
+        // Every setting checked before anything runs, `serverless print` included.
+        readStageSettings();
+        readRateLimit();
         if (!usesTokenAuthorizer()) delete serverless.service.functions[TOKEN_AUTHORIZER];
       },
       "after:aws:package:finalize:mergeCustomProviderResources": () => {

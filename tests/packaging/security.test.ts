@@ -283,6 +283,8 @@ describe("throttles and cost ceilings", () => {
 
   it.each([
     [{ API_RATE_LIMIT: "fast" }, /API_RATE_LIMIT must be a positive integer/],
+    [{ WAF_RATE_LIMIT: "5" }, /WAF_RATE_LIMIT must be off or a whole number/],
+    [{ ACCESS_LOGS: "on" }, /ACCESS_LOGS must be true or false/],
     [{ TABLE_MAX_READ_UNITS: "0" }, /TABLE_MAX_READ_UNITS must be a positive integer/],
     [{ RESERVED_CONCURRENCY: "listPost=3" }, /RESERVED_CONCURRENCY entries must be/],
     [{ LOG_LEVEL: "verbose" }, /LOG_LEVEL must be info, error or silent/],
