@@ -37,8 +37,8 @@ export function dynamoRepository(config: Config, client: DynamoDBDocumentClient)
  * (docs/performance.md, The list at any size). Node refuses this flag in NODE_OPTIONS, so it is
  * set here, before the first request; it only changes when the collector runs.
  */
-export function favourMemory(): void {
-  setFlagsFromString("--optimize-for-size");
+export function favourMemory(setFlags: (flags: string) => void = setFlagsFromString): void {
+  setFlags("--optimize-for-size");
 }
 
 /** Wires a configuration into a logger and a repository over a new client. */

@@ -1,14 +1,16 @@
-// Unit: the list function's V8 setting. V8 has no way to read a flag back, so its one call is
-// observed on a stand-in of node:v8.
-import { describe, expect, it, vi } from "vitest";
-
-const setFlagsFromString = vi.fn();
-vi.mock("node:v8", () => ({ setFlagsFromString }));
-const { favourMemory } = await import("../../../lib/app/runtime.js");
+// Unit: the list function's V8 setting. V8 has no way to read a flag back, so the call is seen
+// through the setter it is handed.
+import { describe, expect, it } from "vitest";
+import { favourMemory } from "../../../lib/app/runtime.js";
 
 describe("favourMemory", () => {
-  it("asks V8 to favour a small heap over speed, once per call", () => {
-    favourMemory();
-    expect(setFlagsFromString.mock.calls).toEqual([["--optimize-for-size"]]);
+  it("asks V8 to favour a small heap over speed, once", () => {
+    const set: string[] = [];
+    favourMemory((flags) => set.push(flags));
+    expect(set).toEqual(["--optimize-for-size"]);
+  });
+
+  it("sets it in this very V8 by default, which then goes on running", () => {
+    expect(() => favourMemory()).not.toThrow();
   });
 });
