@@ -144,9 +144,7 @@ export function answering(
         }),
       };
       if (serverFault) {
-        const shown = sent.gzipped
-          ? `status ${status}`
-          : textOf(sent.body.slice(0, 1)).slice(0, 500);
+        const shown = sent.gzipped ? `status ${status}` : textOf(sent.body);
         const error = errorFields(cut ?? failure, shown);
         logger.error(cut === undefined ? "request failed" : "response cut", { ...fields, error });
       } else {

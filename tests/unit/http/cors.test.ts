@@ -155,3 +155,28 @@ describe("headers read from a REST event", () => {
     expect((await echo(event)).headers?.location).toBe("/dev/api/post/7");
   });
 });
+
+describe("an answer without CORS", () => {
+  it("varies only by encoding when gzipped, and names no origin, by default", async () => {
+    const zipped = httpHandler(async () => ok("x".repeat(2_000)), quietLogger);
+    const response = await zipped(
+      apiEvent({ method: "GET", headers: { origin: A, "accept-encoding": "gzip" } }),
+    );
+    expect(response.headers?.vary).toBe("accept-encoding");
+    const plain = await invoke(
+      httpHandler(async () => ok([]), quietLogger),
+      {
+        method: "GET",
+        headers: { origin: A },
+      },
+    );
+    expect(plain.headers).not.toHaveProperty("vary");
+  });
+
+  it("still answers a get with the post's JSON", async () => {
+    const posts = new InMemoryPostRepository({ idempotency: false });
+    const post = await posts.create({ title: "t", content: "c" });
+    const response = await invoke(handlersOver(posts).get, { method: "GET", postId: post.id });
+    expect(response.body).toMatchObject({ id: post.id, title: "t", content: "c" });
+  });
+});
