@@ -21,7 +21,9 @@ export default {
   // The integration tests spend most of their time waiting (on DynamoDB Local, retries,
   // deadlines), so their runners share 2 cores well; the unit tests keep one runner per core.
   concurrency: layer === "storage" ? 4 : 2,
-  timeoutMS: 10_000,
+  // A mutant that hangs (a stream never drained, a key never fetched) counts as detected; a
+  // short limit keeps the twenty or so that do from costing minutes of CI.
+  timeoutMS: 3_000,
   reporters: ["clear-text", "progress-append-only", "json"],
   jsonReporter: { fileName: `reports/mutation/${layer}.json` },
   clearTextReporter: {

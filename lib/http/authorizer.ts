@@ -55,11 +55,11 @@ export function issuerKeys(issuer: string): JWTVerifyGetKey {
 function unverifiedClaims(token: string, issuer: string): JWTPayload {
   const claims = decodeJwt(token);
   const now = Date.now() / 1000;
-  if (claims.iss !== issuer) throw new Error("another issuer");
+  if (claims.iss !== issuer) throw new Error(UNAUTHORIZED);
   if (typeof claims.exp === "number" && claims.exp < now - CLOCK_TOLERANCE_S)
-    throw new Error("expired");
+    throw new Error(UNAUTHORIZED);
   if (typeof claims.nbf === "number" && claims.nbf > now + CLOCK_TOLERANCE_S)
-    throw new Error("not yet valid");
+    throw new Error(UNAUTHORIZED);
   return claims;
 }
 

@@ -1,6 +1,6 @@
 // Unit: the token authorizer's settings, read once from its environment, failing in one line.
 import { describe, expect, it } from "vitest";
-import { readAuthorizerSettings } from "../../../lib/app/authorizer.js";
+import { buildAuthorizer, readAuthorizerSettings } from "../../../lib/app/authorizer.js";
 
 const BASE = { AUTH_ISSUER_URL: "https://issuer.example", AUTH_AUDIENCE: " a , ,b " };
 
@@ -16,8 +16,23 @@ describe("readAuthorizerSettings", () => {
   });
 
   it("skips signatures only under serverless-offline, where loopback issuers are allowed", () => {
-    const local = { ...BASE, AUTH_ISSUER_URL: "http://127.0.0.1:9000", IS_OFFLINE: "true" };
-    expect(readAuthorizerSettings(local).verifySignature).toBe(false);
+    for (const host of ["127.0.0.1:9000", "localhost:9000", "[::1]:9000"]) {
+      const local = { ...BASE, AUTH_ISSUER_URL: `http://${host}`, IS_OFFLINE: "true" };
+      expect(readAuthorizerSettings(local).verifySignature, host).toBe(false);
+    }
+  });
+
+  it("trims the issuer, and leaves the scope unset when none is given", () => {
+    const settings = readAuthorizerSettings({ ...BASE, AUTH_ISSUER_URL: " https://i.example " });
+    expect(settings).toMatchObject({ issuer: "https://i.example", writeScope: undefined });
+  });
+
+  it("builds the authorizer from the environment, refusing a token without a header", async () => {
+    const authorize = buildAuthorizer(BASE);
+    await expect(
+      authorize({ type: "TOKEN", authorizationToken: "", methodArn: "arn:x:y/dev/GET/api/post" }),
+    ).rejects.toThrow(/^Unauthorized$/);
+    expect(() => buildAuthorizer({})).toThrow(/AUTH_ISSUER_URL/);
   });
 
   it.each([

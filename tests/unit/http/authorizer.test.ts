@@ -34,6 +34,8 @@ beforeAll(async () => {
     if (request.url === "/.well-known/openid-configuration") {
       discoveries++;
       response.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys.json` }));
+    } else if (request.url === "/nokeys/.well-known/openid-configuration") {
+      response.end(JSON.stringify({ issuer: `${issuer}/nokeys` }));
     } else if (request.url === "/keys.json") {
       response.end(JSON.stringify({ keys: [jwk] }));
     } else {
@@ -159,6 +161,22 @@ describe("the issuer's keys", () => {
     expect(discoveries - before).toBe(1);
   });
 
+  it("are found from an issuer written with a trailing slash", async () => {
+    const authorize = writeAuthorizer(
+      settings(),
+      recordingLogger().logger,
+      issuerKeys(`${issuer}//`),
+    );
+    const result = await authorize(event(`Bearer ${await token()}`));
+    expect(result.principalId).toBe("author-1");
+  });
+
+  it("fail the check when the discovery document names no key set", async () => {
+    const keys = issuerKeys(`${issuer}/nokeys`);
+    const authorize = writeAuthorizer(settings(), recordingLogger().logger, keys);
+    await expect(authorize(event(`Bearer ${await token()}`))).rejects.toThrow(/names no jwks_uri/);
+  });
+
   it("unreachable, fail the check as the server's fault (500), logged, and are asked for again", async () => {
     const { logger, lines } = recordingLogger();
     const authorize = writeAuthorizer(settings({ issuer: `${issuer}/missing` }), logger);
@@ -188,6 +206,33 @@ describe("offline, under serverless-offline", () => {
   ])("still refuses %s", async (_label, claims, expiresIn) => {
     const bearer = `Bearer ${await token(claims, otherKey, expiresIn)}`;
     await expect(offline()(event(bearer))).rejects.toThrow(/^Unauthorized$/);
+  });
+
+  it("takes a token that expired within the clock tolerance, or became valid before now", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const claims of [{ exp: now - 2 }, { nbf: now - 60 }, { nbf: now + 2 }]) {
+      const unsigned = await new SignJWT({ scope: SCOPE, ...claims })
+        .setProtectedHeader({ alg: "RS256" })
+        .setIssuer(issuer)
+        .setAudience(AUDIENCE)
+        .sign(otherKey);
+      const result = await offline()(event(`Bearer ${unsigned}`));
+      expect(effects(result)["/POST/*"], JSON.stringify(claims)).toBe("Allow");
+    }
+  });
+
+  it("refuses a token that expired past the tolerance or is not valid until past it", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const claims of [{ exp: now - 8 }, { nbf: now + 8 }]) {
+      const unsigned = await new SignJWT({ scope: SCOPE, ...claims })
+        .setProtectedHeader({ alg: "RS256" })
+        .setIssuer(issuer)
+        .setAudience(AUDIENCE)
+        .sign(otherKey);
+      await expect(offline()(event(`Bearer ${unsigned}`)), JSON.stringify(claims)).rejects.toThrow(
+        /^Unauthorized$/,
+      );
+    }
   });
 
   it("still denies a write without the scope", async () => {
