@@ -1,4 +1,4 @@
-// Ceilings on rate and cost, on by default: the HTTP API stage's throttle, the tables' maximum
+// Ceilings on rate and cost, on by default: the REST API stage's throttle, the tables' maximum
 // on-demand throughput, and optional reserved concurrency per function. Read by serverless.yml.
 // Each default is far above what a small blog needs and far below an unbounded bill.
 const DEFAULTS = {
@@ -52,12 +52,6 @@ module.exports = {
   listNodeOptions: () => LIST_NODE_OPTIONS,
   positiveInteger,
   readReservedConcurrency,
-  /** `DefaultRouteSettings` of the HTTP API's stage. */
-  routeThrottle: () => ({
-    DetailedMetricsEnabled: false,
-    ThrottlingRateLimit: positiveInteger("API_RATE_LIMIT"),
-    ThrottlingBurstLimit: positiveInteger("API_BURST_LIMIT"),
-  }),
   /** `OnDemandThroughput` of each table. */
   tableCeiling: () => ({
     MaxReadRequestUnits: positiveInteger("TABLE_MAX_READ_UNITS"),

@@ -1,6 +1,6 @@
-// The write routes' token check for an issuer of one's own (AUTH_ISSUER_URL): API Gateway's REST
-// API has no JWT authorizer, so this TOKEN authorizer does what the HTTP API's did: the token's
-// signature against the issuer's published keys, its issuer, audience, expiry and scope.
+// The write routes' token check for an issuer of one's own (AUTH_ISSUER_URL), as a Lambda TOKEN
+// authorizer: the token's signature against the issuer's published keys, its issuer, audience,
+// expiry and scope. Why a function rather than the REST API's own JWT authorizer: docs/security.md.
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
 import {
   type JWTPayload,
