@@ -1,7 +1,7 @@
 // The stage's own Cognito user pool, with AUTH_USER_POOL=true: the pool, a resource server with
-// the write scope, a machine-to-machine client (client-credentials grant, with a secret) allowed
-// that scope, and the pool's domain, which serves the token endpoint. Read by serverless.yml as
-// one more fragment of `resources`; config/auth.cjs points the JWT authorizer at the pool.
+// the write and read scopes, a machine-to-machine client (client-credentials grant, with a secret)
+// allowed them, and the pool's domain, which serves the token endpoint. Read by serverless.yml as
+// one more fragment of `resources`; config/auth.cjs points the Cognito authorizer at the pool.
 const { POOL_SCOPE, POOL_READ_SCOPE, POOL_WRITE_SCOPE, readAuth } = require("./auth.cjs");
 const { SERVICE } = require("./names.cjs");
 
