@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // Lambda runs Node 22+; the SDK notice about Node 20 is noise in test output.
@@ -8,6 +9,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Most test files spend their time waiting on other processes (DynamoDB Local,
+    // serverless-offline, a retry's backoff), so twice as many files as cores run at once, where
+    // vitest would run one fewer than the cores: one file at a time on 2 cores.
+    maxWorkers: 2 * availableParallelism(),
     projects: [
       // Pure rules, handlers over memory, bundles built in memory: no Java, nothing written.
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },

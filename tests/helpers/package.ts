@@ -1,7 +1,10 @@
 // Test helper: `serverless package` into a folder, offline, and the CloudFormation template it wrote.
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { serverlessBin } from "./offline.js";
@@ -63,14 +66,63 @@ export function templateEnv(settings: Record<string, string> = {}): NodeJS.Proce
   return { ...env, ...settings };
 }
 
+/**
+ * osls stages every package in the repository's own `.serverless` folder, whatever `--package`
+ * says, and empties it first, so two packagings at once (test files run in parallel) take each
+ * other's files. They run one at a time, across processes, under a lock folder that
+ * `mkdir` makes atomically; a lock whose process is gone is taken over.
+ */
+const lockDir = join(
+  tmpdir(),
+  `blog-post-api-serverless-${createHash("sha256").update(root).digest("hex").slice(0, 12)}.lock`,
+);
+
+/** Whether the lock's holder is gone (a test process killed mid-package leaves its lock). */
+async function lockAbandoned() {
+  const holder = Number(await readFile(join(lockDir, "pid"), "utf8").catch(() => ""));
+  if (!Number.isInteger(holder) || holder <= 0) {
+    // Being taken, or its taker died before writing its pid: taken over after 10 s.
+    const made = await stat(lockDir).then((info) => info.mtimeMs, Date.now);
+    return Date.now() - made > 10_000;
+  }
+  try {
+    process.kill(holder, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/** Runs `work` holding the lock. */
+async function exclusively<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      await mkdir(lockDir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (await lockAbandoned()) await rm(lockDir, { recursive: true, force: true });
+      else await setTimeout(100);
+    }
+  }
+  try {
+    await writeFile(join(lockDir, "pid"), String(process.pid));
+    return await work();
+  } finally {
+    await rm(lockDir, { recursive: true, force: true });
+  }
+}
+
 /** Runs the serverless CLI (osls) in the repository; rejects with its output when it fails. */
 export async function runServerless(args: string[], env: NodeJS.ProcessEnv) {
   try {
-    return await promisify(execFile)(process.execPath, [serverlessBin, ...args], {
-      cwd: root,
-      env,
-      timeout: 120_000,
-    });
+    const run = () =>
+      promisify(execFile)(process.execPath, [serverlessBin, ...args], {
+        cwd: root,
+        env,
+        timeout: 120_000,
+      });
+    return await (args[0] === "package" ? exclusively(run) : run());
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new Error(`serverless ${args[0]} failed:\n${stdout}${stderr}`, { cause: error });
