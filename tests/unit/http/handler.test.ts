@@ -1,4 +1,5 @@
 // Unit: the wrapper answers before the function's timeout and aborts the storage call in flight.
+// The deadlines are tens of milliseconds: these tests run for most mutants of the HTTP edge.
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
@@ -12,11 +13,11 @@ describe("answering in time", () => {
     const stuck = httpHandler(() => new Promise<never>(() => {}), logger);
     const started = Date.now();
     const response = (await stuck(apiEvent({ method: "GET" }), {
-      getRemainingTimeInMillis: () => 1_300,
+      getRemainingTimeInMillis: () => 1_060,
     })) as APIGatewayProxyResult;
-    expect(Date.now() - started).toBeLessThan(1_300);
+    expect(Date.now() - started).toBeLessThan(1_060);
     expect(JSON.parse(response.body ?? "")).toEqual({
-      detail: "DB ERROR: TimeoutError: storage did not answer within 300 ms",
+      detail: "DB ERROR: TimeoutError: storage did not answer within 60 ms",
     });
     expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
   });
@@ -35,12 +36,12 @@ describe("answering in time", () => {
       seen.push(request.signal);
       return ok([]);
     }, recordingLogger().logger);
-    const context = { getRemainingTimeInMillis: () => 1_200 };
+    const context = { getRemainingTimeInMillis: () => 1_040 };
     const late = (await waiting(apiEvent({ method: "GET" }), context)) as { statusCode: number };
     await quick(apiEvent({ method: "GET" }), context);
     expect(late.statusCode).toBe(500);
     expect(seen.map((signal) => signal.aborted)).toEqual([true, false]);
-    expect(String(seen[0]?.reason)).toContain("storage did not answer within 200 ms");
+    expect(String(seen[0]?.reason)).toContain("storage did not answer within 40 ms");
   });
 
   it("shows the step the route's path parameter only when the handler names it", async () => {
