@@ -1,4 +1,5 @@
-// Test helper: checks real HTTP responses against openapi.yaml, so the document cannot drift.
+// Test helper: checks real HTTP responses against openapi.yaml, so the document cannot drift, and
+// hands out its request schemas to the tests that hold them to the service's rules.
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "yaml";
@@ -25,6 +26,16 @@ const openApi = parse(readFileSync(documentPath, "utf8")) as {
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 ajv.addSchema(openApi, DOCUMENT_ID);
+
+/**
+ * A validator for one schema of openapi.yaml, by its JSON pointer in the document
+ * (`components/schemas/NewPost`), as a client or a proxy built from the contract would check.
+ */
+export function contractSchema(location: string) {
+  const validate = ajv.getSchema(`${DOCUMENT_ID}#/${location}`);
+  if (!validate) throw new Error(`openapi.yaml has no schema at ${location}`);
+  return validate;
+}
 
 const pointer = (...parts: string[]) =>
   parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");

@@ -1,0 +1,321 @@
+// The request side of openapi.yaml against the service's own rules: a timestamp, a create or
+// update body, a path id or an Idempotency-Key that the contract calls valid is taken by the
+// service, and one it calls invalid is refused. The only differences allowed are the rules the
+// schemas' descriptions say they cannot express, each named here.
+import { readFileSync } from "node:fs";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import * as fc from "fast-check";
+import { parse } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseIdempotencyKey } from "../../lib/posts/idempotency-key.js";
+import { parsePostId, validateCreate, validateUpdate } from "../../lib/posts/post.js";
+import { parseClientTimestamp } from "../../lib/posts/timestamps.js";
+import { contractSchema } from "../helpers/contract.js";
+
+type Check = (value: unknown) => boolean;
+const RUNS = 3_000;
+
+const accepts = (rule: (value: never) => unknown) => (value: unknown) => {
+  try {
+    rule(value as never);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// Each rule the contract's descriptions name as one its schemas cannot say.
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+/** 29 February of a year that has none. */
+function impossibleLeapDay(text: string) {
+  const service = /^(\d{4})-(\d{2})-(\d{2}) /.exec(text);
+  const iso = /^(\d{4})-(\d{2})-(\d{2})T/.exec(text);
+  const [year, day, month] = service
+    ? [service[1], service[2], service[3]]
+    : [iso?.[1], iso?.[3], iso?.[2]];
+  return day === "29" && month === "02" && !isLeap(Number(year));
+}
+/** An instant whose year, in UTC, is outside 0001-9998. */
+function yearOutOfRange(text: string) {
+  const year = new Date(text).getUTCFullYear();
+  return year < 1 || year > 9998;
+}
+/** Text with a lone UTF-16 surrogate. */
+const illFormed = (value: unknown) => typeof value === "string" && !value.isWellFormed();
+/** Content within 300,000 characters but over 300,000 bytes of UTF-8. */
+const overByteLimit = (value: unknown) =>
+  typeof value === "string" && Buffer.byteLength(value) > 300_000;
+
+/**
+ * How the contract and the service disagree on `value`, or undefined when they agree or differ
+ * only by a rule of `described`.
+ */
+function disagreement(
+  schema: Check,
+  service: Check,
+  value: unknown,
+  described: (value: unknown) => boolean = () => false,
+): string | undefined {
+  const [contract, actual] = [schema(value), service(value)];
+  if (contract === actual) return undefined;
+  if (contract && described(value)) return undefined;
+  const says = (yes: boolean) => (yes ? "valid" : "invalid");
+  return `${JSON.stringify(value)}: the contract says ${says(contract)}, the service ${says(actual)}`;
+}
+
+const timestampRules = (value: unknown) =>
+  typeof value === "string" && (impossibleLeapDay(value) || yearOutOfRange(value));
+const serviceTimestamp = (value: unknown) => parseClientTimestamp(value) !== undefined;
+
+// Candidates around every edge the rules have, valid and not.
+const digits = (width: number, max: number) =>
+  fc.integer({ min: 0, max }).map((n) => String(n).padStart(width, "0"));
+const year = fc.oneof(
+  fc.constantFrom("0000", "0001", "0099", "1900", "2000", "2023", "2024", "2100", "9998", "9999"),
+  digits(4, 9999),
+);
+const fraction = fc.oneof(
+  fc.constant(""),
+  fc.integer({ min: 0, max: 10 }).map((n) => `.${"1234567890".slice(0, n)}`),
+);
+const offset = fc.oneof(
+  fc.constantFrom("Z", "z", "", "+0100", "+1:00"),
+  fc
+    .tuple(fc.constantFrom("+", "-"), digits(2, 25), digits(2, 61))
+    .map(([s, h, m]) => s + h + ":" + m),
+);
+const serviceForm = fc
+  .tuple(year, digits(2, 32), digits(2, 13), digits(2, 25), digits(2, 61), digits(2, 61))
+  .map(([y, d, mo, h, mi, s]) => `${y}-${d}-${mo} ${h}:${mi}:${s}`);
+const isoForm = fc
+  .tuple(year, digits(2, 13), digits(2, 32), fc.constantFrom("T", "T", "T", "t", " "))
+  .chain(([y, mo, d, sep]) =>
+    fc
+      .tuple(
+        digits(2, 25),
+        digits(2, 61),
+        fc.oneof(
+          fc.constant(""),
+          fc.tuple(digits(2, 61), fraction).map(([s, f]) => `:${s}${f}`),
+        ),
+        offset,
+      )
+      .map(([h, mi, s, z]) => `${y}-${mo}-${d}${sep}${h}:${mi}${s}${z}`),
+  );
+const timestamp = fc.oneof(serviceForm, isoForm, fc.constantFrom(null, 0, true, "", "now", [], {}));
+
+let zone: string | undefined;
+beforeAll(() => {
+  // The service format is read in the server's zone; the contract's patterns are for UTC.
+  zone = process.env.TZ;
+  process.env.TZ = "UTC";
+});
+afterAll(() => {
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+});
+
+describe("a client timestamp (create's created_at and updated_at)", () => {
+  const schema = contractSchema("components/schemas/ClientTimestamp") as Check;
+
+  it("is valid to the contract exactly when the service takes it, but for the described rules", () => {
+    const seen = { valid: 0, invalid: 0 };
+    fc.assert(
+      fc.property(timestamp, (value) => {
+        seen[schema(value) ? "valid" : "invalid"]++;
+        expect(disagreement(schema, serviceTimestamp, value, timestampRules)).toBeUndefined();
+      }),
+      { numRuns: RUNS, seed: 20261125 },
+    );
+    // Both sides were reached often, or the property would prove little.
+    expect(seen.valid).toBeGreaterThan(RUNS / 20);
+    expect(seen.invalid).toBeGreaterThan(RUNS / 20);
+  });
+
+  it.each([
+    "2000-29-02 12:00:00",
+    "2000-02-29T12:00Z",
+    "2000-01-01T00:00Z",
+    "2000-01-01T23:59:59.123456789+23:59",
+    "0000-12-31T23:00-02:00",
+    "9999-01-01T00:30+01:00",
+    null,
+  ])("takes %s, as the service does", (value) => {
+    expect(schema(value)).toBe(true);
+    expect(serviceTimestamp(value)).toBe(true);
+  });
+
+  it.each([
+    "8140-70-94 22:45:10",
+    "2000-31-04 00:00:00",
+    "2000-01-01 24:00:00",
+    "2000-01-01t00:00:00z",
+    "2000-01-01T23:59:60Z",
+    "2000-01-01T00:00:00.1234567890Z",
+    "2000-01-01T00:00:00",
+    "0000-01-01 00:00:00",
+  ])("refuses %s, as the service does", (value) => {
+    expect(schema(value)).toBe(false);
+    expect(serviceTimestamp(value)).toBe(false);
+  });
+
+  it("differs only where the description says: 29 February of a common year, a year past the range", () => {
+    for (const value of ["2001-29-02 00:00:00", "2100-02-29T00:00Z", "0000-01-01T00:30+01:00"]) {
+      expect(schema(value)).toBe(true);
+      expect(serviceTimestamp(value)).toBe(false);
+      expect(timestampRules(value)).toBe(true);
+    }
+  });
+
+  it("the check finds the disagreements of a contract that is not exact", () => {
+    // The patterns this contract once had: any digits in the service format, RFC 3339 for ISO.
+    const loose = new Ajv2020({ strict: false }).compile({
+      oneOf: [
+        { type: "null" },
+        { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$" },
+        { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9:.]+([Zz]|[+-][0-9:]+)$" },
+      ],
+    }) as Check;
+    for (const value of ["8140-70-94 22:45:10", "2000-01-01t00:00:00z"]) {
+      expect(disagreement(loose, serviceTimestamp, value, timestampRules)).toMatch(
+        /the contract says valid, the service invalid/,
+      );
+    }
+  });
+});
+
+describe("a create or update body", () => {
+  const newPost = contractSchema("components/schemas/NewPost") as Check;
+  const changes = contractSchema("components/schemas/PostChanges") as Check;
+  const bodyRules = (body: unknown) =>
+    Object.values(body as Record<string, unknown>).some(
+      (value) => illFormed(value) || overByteLimit(value) || timestampRules(value),
+    );
+  // Mostly short text; the long edges (300,000 characters or bytes) now and then.
+  const text = fc.oneof(
+    { arbitrary: fc.string({ maxLength: 110 }), weight: 8 },
+    { arbitrary: fc.string({ unit: "grapheme", maxLength: 105 }), weight: 4 },
+    {
+      arbitrary: fc.constantFrom(
+        "x".repeat(100),
+        "x".repeat(101),
+        "😀".repeat(100),
+        "😀".repeat(101),
+      ),
+      weight: 3,
+    },
+    { arbitrary: fc.constantFrom("\ud800", "ok\udfff"), weight: 1 },
+    {
+      arbitrary: fc.constantFrom(
+        "a".repeat(300_000),
+        "a".repeat(300_001),
+        "é".repeat(150_000),
+        "é".repeat(150_001),
+        "é".repeat(200_000),
+      ),
+      weight: 1,
+    },
+  );
+  const anything = fc.oneof(
+    text,
+    timestamp,
+    fc.constantFrom(0, 1, -1, 1.5, 2 ** 53 - 1, 2 ** 53, 1e3, null, false, [1], { a: 1 }),
+  );
+  const anyFields = fc.dictionary(
+    fc.constantFrom("title", "content", "id", "created_at", "updated_at", "author"),
+    fc.oneof(text, anything),
+    { maxKeys: 6 },
+  );
+  // Half start from a title and content of plain text, so valid bodies are common too.
+  const body = fc.oneof(
+    anyFields,
+    fc
+      .tuple(fc.string({ maxLength: 100 }), fc.string({ maxLength: 200 }), anyFields)
+      .map(([title, content, more]) => ({ title, content, ...more })),
+    fc
+      .tuple(fc.string({ maxLength: 100 }), fc.string({ maxLength: 200 }), fc.nat(3), anything)
+      .map(([title, content, pick, value]) => ({
+        title,
+        content,
+        [["id", "created_at", "updated_at", "title"][pick]!]: value,
+      })),
+  );
+  // What the service reads is the JSON the client sent, parsed again.
+  const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+
+  it.each([
+    ["create", newPost, validateCreate],
+    ["update", changes, validateUpdate],
+  ] as const)("%s: valid to the contract exactly when the service takes it", (_, schema, rule) => {
+    const service = accepts(rule);
+    const seen = { valid: 0, invalid: 0 };
+    fc.assert(
+      fc.property(body, (sent) => {
+        const value = wire(sent);
+        seen[schema(value) ? "valid" : "invalid"]++;
+        expect(disagreement(schema, service, value, bodyRules)).toBeUndefined();
+      }),
+      { numRuns: RUNS / 3, seed: 20261125 },
+    );
+    expect(seen.valid).toBeGreaterThan(RUNS / 30);
+    expect(seen.invalid).toBeGreaterThan(RUNS / 30);
+  });
+
+  it("differs only where the descriptions say: a lone surrogate, content over 300,000 bytes", () => {
+    const service = accepts(validateCreate);
+    for (const value of [
+      { title: "\ud800", content: "c" },
+      { title: "t", content: "é".repeat(150_001) },
+    ]) {
+      expect(newPost(value)).toBe(true);
+      expect(service(value)).toBe(false);
+      expect(bodyRules(value)).toBe(true);
+    }
+  });
+});
+
+describe("a path id and an Idempotency-Key", () => {
+  const postPk = contractSchema("paths/~1api~1post~1{post_pk}/parameters/0/schema") as Check;
+  const document = parse(readFileSync(new URL("../../openapi.yaml", import.meta.url), "utf8")) as {
+    paths: Record<string, { parameters: { description: string }[] }>;
+  };
+
+  it("an id is valid to the contract exactly when the service takes it written in decimal", () => {
+    const id = fc.oneof(
+      fc.integer({ min: -5, max: 100 }),
+      fc.constantFrom(2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 1.5, 1e21),
+      fc.maxSafeInteger(),
+    );
+    fc.assert(
+      fc.property(id, (value) => {
+        expect(disagreement(postPk, accepts(parsePostId), value)).toBeUndefined();
+      }),
+      { numRuns: RUNS, seed: 20261125 },
+    );
+  });
+
+  it("an id's text that is not canonical decimal is refused, as the description says", () => {
+    for (const text of ["01", "1.0", "1e3", "+1"]) {
+      expect(postPk(Number(text))).toBe(true);
+      expect(accepts(parsePostId)(text)).toBe(false);
+    }
+    expect(document.paths["/api/post/{post_pk}"]?.parameters[0]?.description).toMatch(
+      /`01`, `1\.0` and `1e3`/,
+    );
+  });
+
+  it("an Idempotency-Key is valid to the contract exactly when the service takes it", () => {
+    const keySchema = contractSchema("paths/~1api~1post/post/parameters/0/schema") as Check;
+    const key = fc.oneof(
+      fc.string({ minLength: 0, maxLength: 260 }),
+      fc.string({ unit: "binary-ascii", minLength: 250, maxLength: 260 }),
+      fc.constantFrom("", " ", "a b", "é", "~", "!".repeat(255), "!".repeat(256)),
+    );
+    fc.assert(
+      fc.property(key, (value) => {
+        expect(disagreement(keySchema, accepts(parseIdempotencyKey), value)).toBeUndefined();
+      }),
+      { numRuns: RUNS, seed: 20261125 },
+    );
+  });
+});
