@@ -40,10 +40,13 @@ export function contractSchema(location: string) {
 const pointer = (...parts: string[]) =>
   parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
-/** The path template of openapi.yaml that a concrete path matches. */
+/**
+ * The path template of openapi.yaml that a concrete path matches; a trailing slash names the same
+ * route, as openapi.yaml's description says.
+ */
 function templateFor(path: string): string {
   for (const template of Object.keys(openApi.paths)) {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}/?$`);
     if (pattern.test(path)) return template;
   }
   throw new Error(`No path of openapi.yaml matches ${path}`);

@@ -1,6 +1,8 @@
 // Black-box HTTP tests: every route through serverless-offline and the built bundles, as a client sees it.
+import * as fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertMatchesContract } from "../helpers/contract.js";
+import { type Check, body, bodyRulesIn, edgeBodies } from "../helpers/contract-cases.js";
+import { assertMatchesContract, contractSchema } from "../helpers/contract.js";
 import { emfProblems } from "../helpers/emf.js";
 import { type Offline, startOffline } from "../helpers/offline.js";
 import { POST_KEYS, SHOWN_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
@@ -323,6 +325,37 @@ describe("GET /api/post", () => {
     const all = await request("GET", "/api/post");
     expectJson(await request("GET", "/api/post?limit=1&id=1"), 200, all.body);
   });
+});
+
+describe("a trailing slash", () => {
+  it("names the same route: the list, and a post", async () => {
+    const post = await createPost({ title: "Slash", content: "s" });
+    const all = await request("GET", "/api/post");
+    expectJson(await request("GET", "/api/post/"), 200, all.body);
+    expectJson(await request("GET", `/api/post/${post.id}/`), 200, post);
+  });
+});
+
+describe("creates generated from the contract", () => {
+  it("one the contract calls valid is never refused for its shape, one it calls invalid never taken", async () => {
+    const newPost = contractSchema("components/schemas/NewPost") as Check;
+    // The server is not in UTC: the range's first and last days may fall outside it.
+    const described = bodyRulesIn(true);
+    const seen = { valid: 0, invalid: 0 };
+    for (const sent of [...edgeBodies, ...fc.sample(body, { numRuns: 150, seed: 20261125 })]) {
+      const value = JSON.parse(JSON.stringify(sent)) as Record<string, unknown>;
+      const valid = newPost(value) && !described(value);
+      seen[valid ? "valid" : "invalid"]++;
+      // request() also checks the answer against the contract.
+      const { status } = await request("POST", "/api/post", value);
+      const what = `${JSON.stringify(value).slice(0, 200)} answered ${status}`;
+      // A taken id (409) is about the table, not the request's shape.
+      if (valid) expect([201, 409], what).toContain(status);
+      else expect([400, 413], what).toContain(status);
+    }
+    expect(seen.valid).toBeGreaterThan(15);
+    expect(seen.invalid).toBeGreaterThan(15);
+  }, 60_000);
 });
 
 describe("retried creates with an Idempotency-Key", () => {
