@@ -11,4 +11,7 @@ function applicationLogLevel(env = process.env) {
   return lambdaLevel;
 }
 
-module.exports = { applicationLogLevel: () => applicationLogLevel() };
+module.exports = {
+  applicationLogLevel: () => applicationLogLevel(),
+  readApplicationLogLevel: applicationLogLevel,
+};

@@ -281,16 +281,14 @@ describe("throttles and cost ceilings", () => {
     });
   });
 
+  // One bad setting of each way serverless reads them: a value serverless.yml takes from a
+  // config module, the stage plugin's check at start, the authorizer's and the pool's settings.
+  // Each module's every check is a unit test (tests/unit/deployment-settings.test.ts); that each
+  // setting reaches the template is shown by the packagings above.
   it.each([
     [{ API_RATE_LIMIT: "fast" }, /API_RATE_LIMIT must be a positive integer/],
     [{ WAF_RATE_LIMIT: "5" }, /WAF_RATE_LIMIT must be off or a whole number/],
-    [{ ACCESS_LOGS: "on" }, /ACCESS_LOGS must be true or false/],
-    [{ TABLE_MAX_READ_UNITS: "0" }, /TABLE_MAX_READ_UNITS must be a positive integer/],
-    [{ RESERVED_CONCURRENCY: "listPost=3" }, /RESERVED_CONCURRENCY entries must be/],
-    [{ LOG_LEVEL: "verbose" }, /LOG_LEVEL must be info, error or silent/],
     [{ AUTH_ISSUER_URL: "https://issuer.example" }, /AUTH_AUDIENCE must name at least one/],
-    [{ ...AUTH, AUTH_READS: "yes" }, /AUTH_READS must be true or false/],
-    [{ ...AUTH, AUTH_USER_POOL: "true" }, /AUTH_USER_POOL=true and AUTH_ISSUER_URL both/],
     [{ AUTH_USER_POOL: "true", AUTH_POOL_DOMAIN: "Blog" }, /AUTH_POOL_DOMAIN must be 1-63/],
   ])("refuses %o with a message naming the setting", async (settings, message) => {
     await expect(

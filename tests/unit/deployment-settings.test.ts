@@ -15,7 +15,11 @@ const { domainPrefix } = require("../../config/user-pool.cjs") as {
 const { readAlarmSettings } = require("../../config/alarms.cjs") as {
   readAlarmSettings(env: NodeJS.ProcessEnv): Record<string, unknown>;
 };
-const { readReservedConcurrency } = require("../../config/limits.cjs") as {
+const { readApplicationLogLevel } = require("../../config/logging.cjs") as {
+  readApplicationLogLevel(env: NodeJS.ProcessEnv): string;
+};
+const { positiveInteger, readReservedConcurrency } = require("../../config/limits.cjs") as {
+  positiveInteger(name: string, env: NodeJS.ProcessEnv): number;
   readReservedConcurrency(env: NodeJS.ProcessEnv): Record<string, number>;
 };
 const { readRateLimit } = require("../../config/waf.cjs") as {
@@ -222,5 +226,32 @@ describe("the gateway answers' Access-Control-Allow-Origin", () => {
     [["https://a.example", "https://b.example"], "method.request.header.origin"],
   ])("for %j is %s", (origins, expected) => {
     expect(allowOriginParameter(origins)).toBe(expected);
+  });
+});
+
+// The settings serverless reads refuse a bad value in one line; the packaging tests show a few
+// of them through the CLI itself.
+describe("the other settings' refusals", () => {
+  it("LOG_LEVEL is info (the default), error or silent, as Lambda's own levels", () => {
+    expect(readApplicationLogLevel({})).toBe("INFO");
+    expect(readApplicationLogLevel({ LOG_LEVEL: " silent " })).toBe("FATAL");
+    expect(() => readApplicationLogLevel({ LOG_LEVEL: "verbose" })).toThrow(
+      'LOG_LEVEL must be info, error or silent, not "verbose"',
+    );
+  });
+
+  it("AUTH_READS is true or false", () => {
+    const auth = { AUTH_ISSUER_URL: "https://issuer.example", AUTH_AUDIENCE: "blog" };
+    expect(() => readAuth({ ...auth, AUTH_READS: "yes" })).toThrow(
+      'AUTH_READS must be true or false, not "yes"',
+    );
+  });
+
+  it("a table's ceiling is a positive integer", () => {
+    expect(positiveInteger("TABLE_MAX_READ_UNITS", {})).toBe(1000);
+    expect(positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "400" })).toBe(400);
+    expect(() => positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "0" })).toThrow(
+      'TABLE_MAX_READ_UNITS must be a positive integer, not "0"',
+    );
   });
 });
