@@ -69,13 +69,17 @@ export function assertMatchesContract(method: string, path: string, response: Se
   const operation = openApi.paths[template]?.[method.toLowerCase()];
   if (!operation) throw new Error(`openapi.yaml has no ${method} ${template}`);
   const where = `${method} ${template} → ${response.status}`;
-  let documented = operation.responses[String(response.status)];
+  // An exact status first, then its range (`5XX`), as OpenAPI reads them.
+  const status = [String(response.status), `${String(response.status)[0]}XX`].find(
+    (key) => operation.responses[key],
+  );
+  let documented = status === undefined ? undefined : operation.responses[status];
   let location = pointer(
     "paths",
     template,
     method.toLowerCase(),
     "responses",
-    String(response.status),
+    status ?? String(response.status),
   );
   if (!documented) throw new Error(`${where} is not documented in openapi.yaml`);
   if (documented.$ref) {

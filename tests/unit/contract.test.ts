@@ -43,6 +43,10 @@ describe("openapi.yaml", () => {
     expect(() =>
       assertMatchesContract("GET", "/api/post/9", seen(404, { detail: "Blog post #9 not found" })),
     ).not.toThrow();
+    // The gateway's answer for a function that gave none, by the 5XX range.
+    expect(() =>
+      assertMatchesContract("PUT", "/api/post/9", seen(502, { detail: "Internal server error" })),
+    ).not.toThrow();
   });
 
   it.each([
@@ -56,6 +60,7 @@ describe("openapi.yaml", () => {
     ["a missing key", "GET", "/api/post/1", seen(200, { ...post, updated_at: undefined })],
     ["an undocumented status", "GET", "/api/post/1", seen(418, { detail: "teapot" })],
     ["an error without detail", "GET", "/api/post/1", seen(404, { message: "no" })],
+    ["a gateway failure in its default shape", "GET", "/api/post", seen(502, { message: "x" })],
     ["201 without Location", "POST", "/api/post", seen(201, post)],
     ["a body on 204", "DELETE", "/api/post/1", seen(204, { detail: "x" })],
     [
