@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import SlowestFirst from "./tests/helpers/slow-first.js";
 
 // Lambda runs Node 22+; the SDK notice about Node 20 is noise in test output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
@@ -13,6 +14,8 @@ export default defineConfig({
     // serverless-offline, a retry's backoff), so twice as many files as cores run at once, where
     // vitest would run one fewer than the cores: one file at a time on 2 cores.
     maxWorkers: 2 * availableParallelism(),
+    // The slowest files first when no earlier run's durations are kept (a fresh clone).
+    sequence: { sequencer: SlowestFirst },
     projects: [
       // Pure rules, handlers over memory, bundles built in memory: no Java, nothing written.
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
