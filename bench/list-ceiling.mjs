@@ -5,23 +5,14 @@
 // memory growth against the JSON, the first byte and the whole answer, then the gzipped answer
 // from the instance's copy. It starts its own in-memory DynamoDB Local and stops it however it ends.
 import { rm } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import * as esbuild from "esbuild";
 import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
 import { SetupError, requireJava } from "../scripts/lib/setup-checks.mjs";
-import { installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { buildBundles } from "./bundles.mjs";
-import {
-  LIMITS,
-  TABLES,
-  benchDir,
-  importFloor,
-  lambdaEnv,
-  seedTables,
-  staging,
-} from "./context.mjs";
-import { log, mb, runNode, runningChildren } from "./util.mjs";
+import { LIMITS, TABLES, importFloor, seedTables, staging } from "./context.mjs";
+import { streamInChild } from "./list-stream.mjs";
+import { log, mb, runningChildren } from "./util.mjs";
 
 const USAGE = `usage: npm run bench:ceiling -- [--posts N]
 
@@ -59,7 +50,6 @@ try {
 
 // Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.cjs");
 /** @type {Promise<{ endpoint: string, stop(): Promise<void> }> | undefined} */
 let db;
 const cleanup = async () => {
@@ -69,13 +59,6 @@ const cleanup = async () => {
   await rm(staging, { recursive: true, force: true });
 };
 process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
-
-/** One new instance listing `table`, as bench/list-stream-child.mjs reports it. */
-async function listIn(/** @type {string} */ endpoint, /** @type {string} */ table) {
-  const args = [`${benchDir}/list-stream-child.mjs`, `${staging}/list-posts`, LIST_NODE_OPTIONS];
-  const { report } = await runNode(args, lambdaEnv(endpoint, table), 600_000, installRuntimeNode());
-  return report;
-}
 
 let exitCode = 1;
 try {
@@ -99,8 +82,8 @@ try {
       1_800_000,
     );
     log("listing 20 posts, then the large table, each in a new instance");
-    const small = await listIn(endpoint, TABLES.listSmall);
-    const run = await listIn(endpoint, large);
+    const small = await streamInChild(endpoint, TABLES.listSmall, 600_000);
+    const run = await streamInChild(endpoint, large, 600_000);
     const growth = run.peakRssBytes - small.peakRssBytes;
     /** @type {[string, string][]} */
     const figures = [

@@ -13,10 +13,14 @@ const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.c
 /** @typedef {{ posts: number, jsonBytes: number, gzipBytes: number, peakRssBytes: number, initMs: number, firstByteMs: number, totalMs: number, gzipTotalMs: number }} StreamRun */
 
 /** One new instance listing `table` under the runtime client. @returns {Promise<StreamRun>} */
-async function streamInChild(/** @type {string} */ endpoint, /** @type {string} */ table) {
+export async function streamInChild(
+  /** @type {string} */ endpoint,
+  /** @type {string} */ table,
+  timeoutMs = 240_000,
+) {
   const args = [`${benchDir}/list-stream-child.mjs`, `${staging}/list-posts`, LIST_NODE_OPTIONS];
   const env = lambdaEnv(endpoint, table);
-  const { report } = await runNode(args, env, 240_000, installRuntimeNode());
+  const { report } = await runNode(args, env, timeoutMs, installRuntimeNode());
   return report;
 }
 

@@ -79,8 +79,8 @@ async function withinTime(
 }
 
 /** The log line's error member: the cause a wrapped error carries, else the error itself. */
-function errorFields(failure: unknown, fallback: string) {
-  const err = failure instanceof Error ? failure : new Error(fallback);
+function errorFields(failure: unknown, fallback: () => string) {
+  const err = failure instanceof Error ? failure : new Error(fallback());
   const cause = err.cause instanceof Error ? err.cause : err;
   return { name: cause.name, message: cause.message, stack: cause.stack };
 }
@@ -144,7 +144,8 @@ export function answering(
         }),
       };
       if (serverFault) {
-        const shown = sent.gzipped ? `status ${status}` : textOf(sent.body);
+        // Read only when nothing was thrown: a cut list's body is the whole list.
+        const shown = () => (sent.gzipped ? `status ${status}` : textOf(sent.body));
         const error = errorFields(cut ?? failure, shown);
         logger.error(cut === undefined ? "request failed" : "response cut", { ...fields, error });
       } else {
