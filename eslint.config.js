@@ -10,6 +10,12 @@ import tseslint from "typescript-eslint";
 const refuse = (regex, message) => ({ regex, message });
 const layer = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
+/** The service never imports the client: client/ is for its callers (and for browsers). */
+const notTheClient = refuse(
+  "(^|/)client/",
+  "client/ is for the API's callers; the service never imports it.",
+);
+
 /** The boundaries, folder by folder: what each layer may not import. */
 export const boundaries = [
   {
@@ -41,6 +47,7 @@ export const boundaries = [
       ),
       refuse("^@aws-sdk/", "lib/http/ never calls AWS: storage is lib/storage/'s job."),
       refuse("^\\.\\./app/", "lib/app/ wires lib/; nothing in lib/ imports it."),
+      notTheClient,
     ),
   },
   {
@@ -52,7 +59,21 @@ export const boundaries = [
       ),
       refuse("^aws-lambda$", "lib/storage/ knows nothing of Lambda events."),
       refuse("^\\.\\./app/", "lib/app/ wires lib/; nothing in lib/ imports it."),
+      notTheClient,
     ),
+  },
+  {
+    files: ["client/**"],
+    rules: layer(
+      refuse(
+        "^(?!\\./[^/]+$|openapi-fetch$)",
+        "client/ runs in browsers too: it imports only its own modules and openapi-fetch.",
+      ),
+    ),
+  },
+  {
+    files: ["lib/app/**"],
+    rules: layer(notTheClient),
   },
   {
     files: ["handlers/**"],
@@ -76,6 +97,8 @@ export default tseslint.config(
       "node_modules/",
       ".stryker-tmp/",
       "reports/",
+      // Generated from openapi.yaml by `npm run client`; tests/unit/client-types.test.ts checks it.
+      "client/schema.d.ts",
     ],
   },
   js.configs.recommended,

@@ -1,25 +1,10 @@
 // Black-box HTTP tests: the optional JWT authorizer through serverless-offline, with tokens
 // minted here. Locally the authorizer checks issuer, audience, expiry and scope, not the
 // signature (API Gateway checks that too); the packaged template is checked in tests/packaging.
-import { SignJWT, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
 import { type Offline, startOffline } from "../helpers/offline.js";
-
-const ISSUER = "https://issuer.example";
-const AUDIENCE = "blog";
-const WRITE_SCOPE = "posts/write";
-const signingKey = new TextEncoder().encode("a key only these tests know, 32+ bytes long");
-
-/** A signed JWT with the given claims; by default from the right issuer and audience. */
-async function token(claims: JWTPayload = {}, expiresIn: string | number = "5m") {
-  const defaults = { iss: ISSUER, aud: AUDIENCE, sub: "author-1", scope: `openid ${WRITE_SCOPE}` };
-  return new SignJWT({ ...defaults, ...claims })
-    .setProtectedHeader({ alg: "HS256" })
-    .setIssuedAt()
-    .setExpirationTime(expiresIn)
-    .sign(signingKey);
-}
+import { AUDIENCE, AUTH_SETTINGS, ISSUER, token } from "../helpers/tokens.js";
 
 /** The posts stored behind `api` (only positive ids are posts: the counter and marker items are not). */
 const storedPosts = async (api: Offline) =>
@@ -55,9 +40,7 @@ describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIEN
     api = await startOffline({
       label: "http-auth",
       env: {
-        AUTH_ISSUER_URL: ISSUER,
-        AUTH_AUDIENCE: `other-app, ${AUDIENCE}`,
-        AUTH_WRITE_SCOPE: WRITE_SCOPE,
+        ...AUTH_SETTINGS,
         LOG_LEVEL: "info",
       },
     });

@@ -39,6 +39,11 @@ describe("each boundary refuses an import that crosses it", () => {
     ["handlers/x.ts", 'import "../lib/http/handler.js";', "handlers/ only wire"],
     ["handlers/x.ts", 'import "../lib/posts/post.js";', "handlers/ only wire"],
     ["handlers/x.ts", 'import "@aws-sdk/client-dynamodb";', "handlers/ only wire"],
+    ["lib/http/x.ts", 'import "../../client/index.mjs";', "the service never imports it"],
+    ["lib/storage/x.ts", 'import "../../client/errors.mjs";', "the service never imports it"],
+    ["lib/app/x.ts", 'import "../../client/index.mjs";', "the service never imports it"],
+    ["client/x.mjs", 'import "node:crypto";', "runs in browsers too"],
+    ["client/x.mjs", 'import "../lib/posts/post.js";', "runs in browsers too"],
   ])("%s: %s", async (path, code, reason) => {
     const messages = await refusals(path, code);
     expect(messages).toHaveLength(1);
@@ -53,6 +58,7 @@ describe("the imports each layer needs pass", () => {
     ["lib/storage/x.ts", 'import "../posts/post.js";\nimport "@aws-sdk/lib-dynamodb";'],
     ["lib/app/x.ts", 'import "../storage/client.js";\nimport "../http/logger.js";'],
     ["handlers/x.ts", 'import "../lib/app/config.js";\nimport "../lib/http/routes.js";'],
+    ["client/x.mjs", 'import "./errors.mjs";\nimport createClient from "openapi-fetch";'],
     ["tests/x.ts", 'import "../lib/storage/sender.js";\nimport "@aws-sdk/lib-dynamodb";'],
   ])("%s: %s", async (path, code) => {
     expect(await refusals(path, code)).toEqual([]);

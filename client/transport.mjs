@@ -1,0 +1,135 @@
+// The one fetch every call goes through: the bearer token, a time limit per attempt, and a
+// polite retry of what is safe to send again (429, 5xx, no answer), with capped exponential
+// backoff and full jitter that honours Retry-After. A failure leaves here as a BlogClientError.
+import { NotJsonError, UnreachableError } from "./errors.mjs";
+
+/**
+ * @typedef {object} RetryPolicy
+ * @property {number} attempts Attempts per call, the first included; 1 sends once.
+ * @property {number} baseDelayMs The first pause's ceiling; each later one doubles.
+ * @property {number} maxDelayMs The longest pause between attempts.
+ * @property {number} maxRetryAfterMs The longest Retry-After honoured as it is.
+ *
+ * @typedef {object} TransportOptions
+ * @property {string | (() => string | undefined | Promise<string | undefined>)} [token]
+ *   The bearer token, or a function asked before every attempt (for a token that is renewed).
+ * @property {Partial<RetryPolicy>} [retry]
+ * @property {number} [timeoutMs] One attempt's time limit, connection included.
+ * @property {typeof fetch} [fetch] The fetch to send with; the platform's by default.
+ * @property {(retry: { attempt: number, method: string, url: string, why: string }) => void} [onRetry]
+ *   Told before each pause, for a caller that counts or shows retries.
+ */
+
+/** @type {RetryPolicy} */
+export const DEFAULT_RETRY = {
+  attempts: 5,
+  baseDelayMs: 200,
+  maxDelayMs: 10_000,
+  maxRetryAfterMs: 60_000,
+};
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Retry-After as milliseconds (seconds, or an HTTP date), or undefined when absent or unreadable. */
+export function retryAfterMs(/** @type {string | null} */ header, now = Date.now()) {
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The pause before attempt `attempt + 1`: full jitter under a doubling, capped ceiling. */
+export function backoffMs(
+  /** @type {number} */ attempt,
+  /** @type {RetryPolicy} */ policy = DEFAULT_RETRY,
+  random = Math.random,
+) {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return Math.round(random() * ceiling);
+}
+
+/**
+ * A create may be sent again only with its Idempotency-Key: the service then answers the first
+ * outcome instead of making a second post. Every other operation is safe to repeat as it is.
+ */
+const repeatable = (/** @type {Request} */ request) =>
+  request.method !== "POST" || request.headers.has("idempotency-key");
+
+/** A fetch for openapi-fetch that adds the token, retries and turns failures into typed errors. */
+export function transport(/** @type {TransportOptions} */ options = {}) {
+  const policy = { ...DEFAULT_RETRY, ...options.retry };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const send = options.fetch ?? globalThis.fetch.bind(globalThis);
+
+  /** @param {Request} request */
+  return async function politeFetch(request) {
+    const { method, url } = request;
+    // Read once, so every attempt sends the same bytes.
+    const body = method === "GET" || method === "HEAD" ? undefined : await request.arrayBuffer();
+    const token = typeof options.token === "function" ? undefined : options.token;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt + 1 >= policy.attempts || !repeatable(request);
+      const headers = new Headers(request.headers);
+      const bearer = token ?? (typeof options.token === "function" ? await options.token() : "");
+      if (bearer && !headers.has("authorization")) headers.set("authorization", `Bearer ${bearer}`);
+      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]);
+      /** @type {Response} */
+      let response;
+      try {
+        response = await send(url, { method, headers, body, signal, redirect: request.redirect });
+      } catch (error) {
+        // The caller's own abort is not a failure of the service: it leaves as it came.
+        if (request.signal.aborted) throw request.signal.reason;
+        const reason = describeFailure(error, timeoutMs);
+        if (last) throw new UnreachableError({ method, url, reason, cause: error });
+        await pause(attempt, reason);
+        continue;
+      }
+      if ((response.status === 429 || response.status >= 500) && !last) {
+        await response.body?.cancel();
+        const asked = retryAfterMs(response.headers.get("retry-after"));
+        await pause(attempt, `answered ${response.status}`, asked);
+        continue;
+      }
+      refuseForeign(response, method, url);
+      return response;
+    }
+
+    async function pause(
+      /** @type {number} */ attempt,
+      /** @type {string} */ why,
+      /** @type {number | undefined} */ asked = undefined,
+    ) {
+      options.onRetry?.({ attempt: attempt + 1, method, url, why });
+      await sleep(
+        asked === undefined ? backoffMs(attempt, policy) : Math.min(asked, policy.maxRetryAfterMs),
+      );
+    }
+  };
+}
+
+/**
+ * Every answer of this API with a body is JSON, the gateway's included: anything else (an HTML
+ * error page, a proxy's login form) is another server, and says so before its body is parsed.
+ */
+function refuseForeign(
+  /** @type {Response} */ response,
+  /** @type {string} */ method,
+  /** @type {string} */ url,
+) {
+  if (response.status === 204 || response.status === 304) return;
+  const type = response.headers.get("content-type") ?? "";
+  if (/^application\/([\w.+-]+\+)?json\b/i.test(type)) return;
+  void response.body?.cancel();
+  throw new NotJsonError({ method, url, status: response.status });
+}
+
+/** A fetch failure in a word or two: the cause's code (ECONNREFUSED …) when there is one. */
+function describeFailure(/** @type {unknown} */ error, /** @type {number} */ timeoutMs) {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === "TimeoutError") return `no answer within ${timeoutMs / 1000} s`;
+  const cause = /** @type {{ code?: string, message?: string } | undefined} */ (error.cause);
+  return cause?.code ?? cause?.message ?? error.message;
+}

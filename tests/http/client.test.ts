@@ -1,0 +1,303 @@
+// The typed client (client/) against the running service, as `npm start` serves it with writes
+// behind a token: every operation, every error a client can meet, a retried create that makes one
+// post, a 304, and the failures that are not answers (nothing listening, another server).
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ApiError, NotJsonError, UnreachableError, createBlogClient } from "../../client/index.mjs";
+import { freePort } from "../../scripts/lib/ports.mjs";
+import { type Offline, startOffline } from "../helpers/offline.js";
+import { AUTH_SETTINGS, token } from "../helpers/tokens.js";
+
+let api: Offline;
+let writer: string;
+beforeAll(async () => {
+  api = await startOffline({ label: "http-client", env: AUTH_SETTINGS });
+  writer = await token();
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+/** A client of the service under test; retries without pauses, so a retried call costs no time. */
+const client = (options: Partial<Parameters<typeof createBlogClient>[0]> = {}) =>
+  createBlogClient({
+    baseUrl: api.baseUrl,
+    token: writer,
+    retry: { baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 },
+    ...options,
+  });
+
+const storedPosts = async () => (await api.table.items()).filter((item) => Number(item.id) > 0);
+
+/** The error a call failed with; fails the test when the call succeeded. */
+async function failure(call: Promise<unknown>): Promise<Error> {
+  const outcome = await call.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(outcome, "the call succeeded").toBeInstanceOf(Error);
+  return outcome as Error;
+}
+
+describe("every operation", () => {
+  it("creates, reads, lists, changes and deletes a post, each typed as the contract says", async () => {
+    const blog = client();
+    const created = await blog.createPost({ title: "Typed", content: "From the client" });
+    expect(created.post).toMatchObject({ title: "Typed", content: "From the client" });
+    expect(created.location).toBe(`/api/post/${created.post.id}`);
+    expect(created.response.status).toBe(201);
+
+    const read = await blog.getPost(created.post.id);
+    expect(read.notModified).toBe(false);
+    if (!read.notModified) expect(read.post).toEqual(created.post);
+
+    const changed = await blog.updatePost(created.post.id, { title: "Typed, changed" });
+    expect(changed).toMatchObject({ id: created.post.id, title: "Typed, changed" });
+
+    const list = await blog.listPosts();
+    if (list.notModified) throw new Error("a list without If-None-Match answered 304");
+    expect(list.posts).toContainEqual(changed);
+    expect(list.etag).toMatch(/^(W\/)?"/);
+
+    await blog.deletePost(created.post.id);
+    await blog.deletePost(created.post.id); // deleting what is not there succeeds too
+    const gone = await failure(blog.getPost(created.post.id));
+    expect(gone).toBeInstanceOf(ApiError);
+    expect(gone).toMatchObject({
+      status: 404,
+      detail: `Blog post #${created.post.id} not found`,
+    });
+  });
+
+  it("keeps a client-sent id and timestamps, as the specification's create does", async () => {
+    const sent = {
+      id: 9_000_001,
+      title: "Chosen",
+      content: "c",
+      created_at: "2020-31-12 23:59:59",
+      updated_at: null,
+    };
+    const { post } = await client().createPost(sent);
+    expect(post).toEqual(sent);
+  });
+
+  it("streams the list unparsed, for a list too large to hold twice", async () => {
+    const blog = client();
+    const { post } = await blog.createPost({ title: "Streamed", content: "c" });
+    const streamed = await blog.streamPosts();
+    if (streamed.notModified) throw new Error("a list without If-None-Match answered 304");
+    const text = await new Response(streamed.body).text();
+    expect(JSON.parse(text)).toContainEqual(post);
+  });
+});
+
+describe("If-None-Match", () => {
+  it("answers the list and a post as not modified while they have not changed, and the new one after", async () => {
+    const blog = client();
+    const { post } = await blog.createPost({ title: "Cached", content: "c" });
+    const list = await blog.listPosts();
+    const unchanged = await blog.listPosts({ ifNoneMatch: list.etag });
+    expect(unchanged).toMatchObject({ notModified: true, etag: list.etag });
+    const one = await blog.getPost(post.id);
+    expect(await blog.getPost(post.id, { ifNoneMatch: one.etag })).toMatchObject({
+      notModified: true,
+    });
+
+    await blog.updatePost(post.id, { content: "changed" });
+    const fresh = await blog.listPosts({ ifNoneMatch: list.etag });
+    expect(fresh.notModified).toBe(false);
+    expect(fresh.etag).not.toBe(list.etag);
+  });
+});
+
+describe("a create sent again", () => {
+  it("makes one post when its first answer was lost: the retry carries the same Idempotency-Key", async () => {
+    const keys: (string | null)[] = [];
+    let lost = 0;
+    // The service answers, and the answer never reaches the client: a real connection cannot be
+    // made to drop exactly one answer, so this fetch does.
+    const losingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      keys.push(new Headers(init?.headers).get("idempotency-key"));
+      if (lost++ === 0) {
+        await response.body?.cancel();
+        throw new TypeError("fetch failed", { cause: { code: "ECONNRESET" } });
+      }
+      return response;
+    };
+    const retries: string[] = [];
+    const blog = client({ fetch: losingFetch, onRetry: ({ why }) => retries.push(why) });
+    const title = `Once ${Date.now()}`;
+    const { post, response } = await blog.createPost({ title, content: "c" });
+
+    expect(retries).toEqual(["ECONNRESET"]);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[\x21-\x7e]{1,255}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(response.status).toBe(201);
+    const stored = (await storedPosts()).filter((item) => item.title === title);
+    expect(stored.map((item) => Number(item.id))).toEqual([post.id]);
+  });
+
+  it("with the same key and another body is refused with 422", async () => {
+    const blog = client();
+    const idempotencyKey = `client-${Date.now()}`;
+    await blog.createPost({ title: "First", content: "c" }, { idempotencyKey });
+    const refused = await failure(
+      blog.createPost({ title: "Second", content: "c" }, { idempotencyKey }),
+    );
+    expect(refused).toMatchObject({
+      status: 422,
+      detail: "Idempotency-Key was already used with a different request body",
+    });
+  });
+});
+
+describe("every documented error, as an ApiError with the service's detail", () => {
+  it.each([
+    [
+      "400: a body the contract refuses (sent past the types)",
+      (blog: ReturnType<typeof client>) =>
+        blog.createPost({ title: "t", content: "c", author: "x" } as never),
+      400,
+      "Unknown fields: author",
+    ],
+    [
+      "400: an id that is not a positive integer",
+      (blog: ReturnType<typeof client>) => blog.getPost(0),
+      400,
+      "Blog post id must be a positive integer",
+    ],
+    [
+      "404: a post that is not there",
+      (blog: ReturnType<typeof client>) => blog.updatePost(8_888_888, { title: "x" }),
+      404,
+      "Blog post #8888888 not found",
+    ],
+    [
+      "413: content over 300000 bytes",
+      (blog: ReturnType<typeof client>) =>
+        blog.createPost({ title: "t", content: "é".repeat(150_001) }),
+      413,
+      "content must be at most 300000 bytes (UTF-8)",
+    ],
+  ])("%s", async (_case, call, status, detail) => {
+    const error = await failure(call(client()));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status, detail });
+    expect(error.message).toBe(
+      `${(error as ApiError).method} ${(error as ApiError).url} answered ${status}: ${detail}`,
+    );
+  });
+
+  it("409: an id that is taken", async () => {
+    const blog = client();
+    await blog.createPost({ id: 9_000_002, title: "t", content: "c" });
+    const error = await failure(blog.createPost({ id: 9_000_002, title: "u", content: "c" }));
+    expect(error).toMatchObject({ status: 409, detail: "Blog post #9000002 already exists" });
+  });
+
+  it("401: a write without a token, and 403: a token without the write scope", async () => {
+    const anonymous = await failure(
+      client({ token: undefined }).createPost({ title: "t", content: "c" }),
+    );
+    expect(anonymous).toBeInstanceOf(ApiError);
+    expect((anonymous as ApiError).status).toBe(401);
+    const reader = await token({ scope: "openid" });
+    const denied = await failure(client({ token: reader }).deletePost(1));
+    expect((denied as ApiError).status).toBe(403);
+    // Reads need no token here.
+    expect((await client({ token: undefined }).listPosts()).notModified).toBe(false);
+  });
+
+  it("asks a token function before each call, so a renewed token is used", async () => {
+    const asked = vi.fn(() => writer);
+    const blog = client({ token: asked });
+    await blog.createPost({ title: "Renewed", content: "c" });
+    await blog.listPosts();
+    expect(asked).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("failures that are not answers", () => {
+  it("a service that cannot be reached is one UnreachableError, after the retries", async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const retries: number[] = [];
+    const blog = client({ baseUrl: closed, onRetry: ({ attempt }) => retries.push(attempt) });
+    const error = await failure(blog.listPosts());
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error.message).toBe(
+      `GET ${closed}/api/post: the service cannot be reached (ECONNREFUSED)`,
+    );
+    expect(retries).toEqual([1, 2, 3, 4]);
+  });
+
+  it("an answer that is not this API's JSON is a NotJsonError, never a parse error", async () => {
+    const server = createServer((request, response) => {
+      const json = request.url === "/api/post/2";
+      response.writeHead(request.url === "/api/post/3" ? 502 : 200, {
+        "content-type": json ? "application/json" : "text/html",
+      });
+      response.end(json ? "{not json" : "<html>a login page</html>");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const blog = client({ baseUrl: `http://127.0.0.1:${port}`, retry: { attempts: 1 } });
+      for (const id of [1, 2, 3]) {
+        const error = await failure(blog.getPost(id));
+        expect(error).toBeInstanceOf(NotJsonError);
+        expect(error.message).toMatch(
+          new RegExp(
+            `^GET http://127\\.0\\.0\\.1:${port}/api/post/${id} answered \\d+ with a body that is not this API's JSON`,
+          ),
+        );
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe("docs/api.md's example (client/example.ts)", () => {
+  const example = readFileSync(new URL("../../client/example.ts", import.meta.url), "utf8");
+
+  it("is the page's TypeScript block, as it is", () => {
+    const page = readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8");
+    const block = /^## Use it from TypeScript$[\s\S]*?^```ts\n([\s\S]*?)^```$/m.exec(page)?.[1];
+    expect(block).toBe(example);
+  });
+
+  it("runs against the service and prints what its comments say", async () => {
+    // The same lines, but for the service under test and the client's absolute path.
+    const local = "http://localhost:3000";
+    expect(example).toContain(`"${local}"`);
+    const copy = join(await mkdtemp(join(tmpdir(), "client-example-")), "example.ts");
+    await writeFile(
+      copy,
+      example
+        .replace(`"${local}"`, JSON.stringify(api.baseUrl))
+        .replace(
+          '"./index.mjs"',
+          JSON.stringify(fileURLToPath(new URL("../../client/index.mjs", import.meta.url))),
+        ),
+    );
+    const printed: unknown[][] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(args));
+    vi.stubEnv("API_TOKEN", writer);
+    try {
+      await import(copy);
+    } finally {
+      log.mockRestore();
+      vi.unstubAllEnvs();
+      await rm(dirname(copy), { recursive: true, force: true });
+    }
+    expect(printed).toEqual([[true], [404, expect.stringMatching(/^Blog post #\d+ not found$/)]]);
+  });
+});
