@@ -20,14 +20,16 @@ export class BlogClientError extends Error {
 /** The service answered with an error: its status and the `detail` it gave. */
 export class ApiError extends BlogClientError {
   /**
-   * @param {{ method: string, url: string, status: number, detail: string, response: Response }} answer
+   * @param {{ method: string, url: string, status: number, detail: string, body: unknown, response: Response }} answer
    */
-  constructor({ method, url, status, detail, response }) {
+  constructor({ method, url, status, detail, body, response }) {
     super(`${method} ${url} answered ${status}: ${detail}`, { method, url });
     /** The HTTP status, 400 to 599. */
     this.status = status;
     /** The service's `detail`: what was wrong, in words. */
     this.detail = detail;
+    /** The body as it came, parsed when it was JSON: `{ detail }` from this API. */
+    this.body = body;
     /** The answer itself, its body read (for its headers, such as Retry-After). */
     this.response = response;
   }

@@ -66,6 +66,7 @@ export function createBlogClient(options) {
         url,
         status: response.status,
         detail: detailOf(result.error, response),
+        body: result.error,
         response,
       });
     }
@@ -201,12 +202,13 @@ export function createBlogClient(options) {
      * Deletes a post: 204 whether or not it existed, so deleting twice is no error.
      * @param {number} id
      * @param {CallOptions} [call]
-     * @returns {Promise<void>}
+     * @returns {Promise<{ response: Response }>}
      */
     async deletePost(id, { signal } = {}) {
-      await settle("DELETE", `/api/post/${id}`, () =>
+      const { response } = await settle("DELETE", `/api/post/${id}`, () =>
         typed.DELETE("/api/post/{post_pk}", { params: { path: { post_pk: id } }, signal }),
       );
+      return { response };
     },
   };
 }

@@ -1,10 +1,8 @@
 // `npm run export`: every post of a service of this API as a file whose timestamps are ISO 8601
 // with an offset, so it means the same instants in any zone. See docs/migrating.md.
 import { writeFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
-import { StopError } from "./lib/migration/api-client.mjs";
-import { readFlags, runCommand } from "./lib/cli.mjs";
-import { isUrl, readSource } from "./lib/migration/source.mjs";
+import { runWithFlags, tokenFlag, urlFlag } from "./lib/cli.mjs";
+import { readSource } from "./lib/migration/source.mjs";
 
 const USAGE = `Usage: npm run export -- [options]
 
@@ -23,36 +21,8 @@ Exit codes: 0 every post written; 1 some posts could not be (a local time the zo
 others written; 2 nothing written (bad option or zone, an unreachable service, a refused token),
 with one line saying why.`;
 
-function readOptions(/** @type {string[]} */ argv) {
-  const values = readFlags(
-    () =>
-      parseArgs({
-        args: argv,
-        options: {
-          from: { type: "string", default: "http://localhost:3000" },
-          "from-time-zone": { type: "string", default: "UTC" },
-          out: { type: "string" },
-          token: { type: "string" },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      }).values,
-  );
-  if (values.help) return undefined;
-  if (!isUrl(values.from)) throw new StopError(`--from must be an http(s) URL, not ${values.from}`);
-  return {
-    from: values.from,
-    zone: values["from-time-zone"],
-    out: values.out,
-    token: values.token ?? (process.env.API_TOKEN || undefined),
-  };
-}
-
-async function main() {
-  const options = readOptions(process.argv.slice(2));
-  if (!options) {
-    console.log(USAGE);
-    return 0;
-  }
+/** @param {{ from: string, zone: string, out?: string, token?: string }} options */
+async function run(options) {
   const source = await readSource(options.from, { zone: options.zone, token: options.token });
   const { ZonedClock, isoWithOffset } = await import("./lib/zoned-time.mjs");
   const clock = new ZonedClock(options.zone);
@@ -80,4 +50,20 @@ async function main() {
   return source.failed.length === 0 ? 0 : 1;
 }
 
-await runCommand("export", main);
+await runWithFlags({
+  name: "export",
+  usage: USAGE,
+  flags: {
+    from: { type: "string", default: "http://localhost:3000" },
+    "from-time-zone": { type: "string", default: "UTC" },
+    out: { type: "string" },
+    token: { type: "string" },
+  },
+  read: (values) => ({
+    from: urlFlag("from", values.from),
+    zone: values["from-time-zone"],
+    out: values.out,
+    token: tokenFlag(values),
+  }),
+  run,
+});

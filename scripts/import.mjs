@@ -1,10 +1,8 @@
 // `npm run import`: copies every post of a service of this API, or of a file, into a service of
 // this API with the same ids and instants; resumable by running it again. See docs/migrating.md.
-import { parseArgs } from "node:util";
-import { StopError } from "./lib/migration/api-client.mjs";
-import { readFlags, runCommand } from "./lib/cli.mjs";
+import { StopError, runWithFlags, tokenFlag, urlFlag } from "./lib/cli.mjs";
 import { copyPosts, verify } from "./lib/migration/copy.mjs";
-import { isUrl, readSource } from "./lib/migration/source.mjs";
+import { readSource } from "./lib/migration/source.mjs";
 
 const USAGE = `Usage: npm run import -- --from URL|FILE [options]
 
@@ -31,25 +29,11 @@ Exit codes: 0 every post created or already there, and verified; 1 some posts fa
 do not verify; 2 the run could not start or was stopped (bad option, file, zone, token, or an
 unreachable service), with one line saying why; 130 interrupted.`;
 
-/** Reads the command line; a StopError for anything wrong with it. */
-function readOptions(/** @type {string[]} */ argv) {
-  const values = readFlags(
-    () =>
-      parseArgs({
-        args: argv,
-        options: {
-          from: { type: "string" },
-          to: { type: "string", default: "http://localhost:3000" },
-          "from-time-zone": { type: "string", default: "UTC" },
-          "to-time-zone": { type: "string", default: "UTC" },
-          token: { type: "string" },
-          concurrency: { type: "string", default: "8" },
-          "dry-run": { type: "boolean", default: false },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      }).values,
-  );
-  if (values.help) return undefined;
+/**
+ * The command line's options, checked; a StopError for anything wrong with them.
+ * @param {import("./lib/cli.mjs").FlagValues} values
+ */
+function readOptions(values) {
   if (!values.from) throw new StopError("--from URL|FILE is required (see --help)");
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
@@ -57,15 +41,14 @@ function readOptions(/** @type {string[]} */ argv) {
       `--concurrency must be a whole number from 1 to 64, not ${values.concurrency}`,
     );
   }
-  if (!isUrl(values.to)) throw new StopError(`--to must be an http(s) URL, not ${values.to}`);
   return {
-    from: values.from,
-    fromZone: values["from-time-zone"],
-    to: values.to,
-    toZone: values["to-time-zone"],
-    token: values.token ?? (process.env.API_TOKEN || undefined),
+    from: /** @type {string} */ (values.from),
+    fromZone: /** @type {string} */ (values["from-time-zone"]),
+    to: urlFlag("to", values.to),
+    toZone: /** @type {string} */ (values["to-time-zone"]),
+    token: tokenFlag(values),
     concurrency,
-    dryRun: values["dry-run"],
+    dryRun: /** @type {boolean} */ (values["dry-run"]),
   };
 }
 
@@ -101,12 +84,8 @@ function summarize(
   return { lines, complete: conflicts?.length === 0 && failed?.length === 0 };
 }
 
-async function main() {
-  const options = readOptions(process.argv.slice(2));
-  if (!options) {
-    console.log(USAGE);
-    return 0;
-  }
+/** @param {ReturnType<typeof readOptions>} options */
+async function run(options) {
   const source = await readSource(options.from, { zone: options.fromZone });
   console.error(`${source.posts.length + source.failed.length} posts read from ${source.source}`);
   const { results, target } = await copyPosts(source, options);
@@ -120,7 +99,7 @@ async function main() {
   const total = source.posts.length + source.failed.length;
   console.log(`verified ${source.posts.length - mismatched.length} of ${total}`);
   for (const m of mismatched) console.log(`  not verified #${m.id}: ${m.reason}`);
-  if (target.counters.retries > 0) console.error(`(${target.counters.retries} requests retried)`);
+  if (target.retries > 0) console.error(`(${target.retries} requests retried)`);
   return summary.complete && mismatched.length === 0 && source.failed.length === 0 ? 0 : 1;
 }
 
@@ -128,4 +107,18 @@ process.once("SIGINT", () => {
   console.error("\ninterrupted: run the same command again to finish the copy");
   process.exit(130);
 });
-await runCommand("import", main);
+await runWithFlags({
+  name: "import",
+  usage: USAGE,
+  flags: {
+    from: { type: "string" },
+    to: { type: "string", default: "http://localhost:3000" },
+    "from-time-zone": { type: "string", default: "UTC" },
+    "to-time-zone": { type: "string", default: "UTC" },
+    token: { type: "string" },
+    concurrency: { type: "string", default: "8" },
+    "dry-run": { type: "boolean", default: false },
+  },
+  read: readOptions,
+  run,
+});

@@ -1,19 +1,22 @@
 // `npm run load`: a bounded load test of the API served with `npm start`'s serverless-offline
 // options (its own in-memory DynamoDB Local and serverless-offline, on free ports). Prints throughput, p50/p99
 // latency, errors and the server's resident memory before, at its peak and after, then the
-// metrics the functions' own log lines carried, as the stage's dashboard would show them.
+// metrics the functions' own log lines carried, as the stage's dashboard would show them; then
+// reads the list through the API's client to show that no post was lost or left behind.
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { connect, using } from "./lib/api.mjs";
+import { StopError, runWithFlags } from "./lib/cli.mjs";
 
 /**
  * What each connection sends, in turn. `crud`: create a post, read, update it, list every post,
- * delete it (so the table stays small). `create`: creates only. `onCreated` sees each new id.
+ * delete it (so the table stays small). `create`: creates only. `seen` is told each id created,
+ * and each id a 204 deleted.
  * @param {"crud" | "create"} mix
- * @param {(id: number) => void} [onCreated]
+ * @param {{ created: (id: number) => void, deleted: (id: number) => void }} [seen]
  * @returns {autocannon.Request[]}
  */
-function requestsFor(mix, onCreated) {
+function requestsFor(mix, seen) {
   /** @type {autocannon.Request} */
   const create = {
     method: "POST",
@@ -23,7 +26,7 @@ function requestsFor(mix, onCreated) {
     onResponse: (_status, body, context) => {
       const { id } = JSON.parse(body);
       /** @type {{ id?: number }} */ (context).id = id;
-      onCreated?.(id);
+      seen?.created(id);
     },
   };
   if (mix === "create") return [create];
@@ -37,7 +40,13 @@ function requestsFor(mix, onCreated) {
       setupRequest: withPostId,
     },
     { method: "GET", path: "/api/post" },
-    { method: "DELETE", setupRequest: withPostId },
+    {
+      method: "DELETE",
+      setupRequest: withPostId,
+      onResponse: (status, _body, context) => {
+        if (status === 204) seen?.deleted(/** @type {{ id: number }} */ (context).id);
+      },
+    },
   ];
 }
 
@@ -61,6 +70,7 @@ export const MIXES = /** @type {const} */ (["crud", "create"]);
 export async function runLoad(/** @type {LoadOptions} */ options) {
   const samples = /** @type {number[]} */ ([]);
   const createdIds = /** @type {number[]} */ ([]);
+  const deletedIds = new Set(/** @type {number[]} */ ([]));
   const sample = async () => {
     if (options.serverRss) samples.push(await options.serverRss());
   };
@@ -72,14 +82,40 @@ export async function runLoad(/** @type {LoadOptions} */ options) {
       connections: options.connections,
       amount: options.requests,
       timeout: 20,
-      requests: requestsFor(options.mix, (id) => createdIds.push(id)),
+      requests: requestsFor(options.mix, {
+        created: (id) => void createdIds.push(id),
+        deleted: (id) => void deletedIds.add(id),
+      }),
     });
     await sample();
     const errors = result.errors + result.timeouts + result.non2xx;
-    return { result, errors, rss: samples, createdIds };
+    return { result, errors, rss: samples, createdIds, deletedIds };
   } finally {
     clearInterval(sampler);
   }
+}
+
+/**
+ * What the table holds after a round, read through the API's client: every post the round made
+ * and did not delete, once, and none that it deleted (a `crud` connection whose requests ran out
+ * mid-cycle leaves its last post). Returns the problems, and how many posts are listed.
+ * @param {string} baseUrl
+ * @param {Awaited<ReturnType<typeof runLoad>>} run
+ */
+export async function checkAfterLoad(baseUrl, run) {
+  const service = await connect(baseUrl, { name: "The API" });
+  const list = await using(service, (blog) => blog.listPosts());
+  if (list.notModified) throw new StopError("a list without If-None-Match answered 304");
+  const listed = new Set(list.posts.map((post) => post.id));
+  const problems = [];
+  for (const id of run.createdIds) {
+    const deleted = run.deletedIds.has(id);
+    if (deleted && listed.has(id)) problems.push(`#${id} is listed after its delete`);
+    if (!deleted && !listed.has(id)) problems.push(`#${id} was created and is not listed`);
+  }
+  if (new Set(run.createdIds).size !== run.createdIds.length)
+    problems.push("an id was given twice");
+  return { problems, listed: listed.size };
 }
 
 /** Builds the bundles and serves them as `npm start` does, over an in-memory DynamoDB Local. */
@@ -110,39 +146,69 @@ export function describeLoad(/** @type {Awaited<ReturnType<typeof runLoad>>} */ 
   return lines.join("\n");
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+const USAGE = `Usage: npm run load -- [options]
+
+Builds the bundles, starts an in-memory DynamoDB Local and serverless-offline on free ports with
+npm start's options, sends the requests with autocannon, prints throughput, latency, errors, the
+server's memory and the functions' metrics, checks the list through the API's client (every post
+a create round made is there, none a crud round deleted), then stops everything.
+
+Options:
+  --requests N      requests per round, spread over the connections (default 3000)
+  --connections N   requests in flight at once (default 16)
+  --mix MIX         crud: each connection creates, reads, updates, lists and deletes a post;
+                    create: creates only (default crud)
+  --rounds N        rounds on the same, by then warm, server (default 1)
+  -h, --help        this text
+
+Exit codes: 0 every request answered 2xx and the list holds what it should; 1 a request failed or
+the list does not; 2 a bad option or a missing prerequisite, with one line saying why.`;
+
+/** A whole number from 1 up, for the flag `name`. */
+function count(/** @type {string} */ name, /** @type {string} */ value) {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new StopError(`--${name} must be a whole number from 1 up, not ${value}`);
+  }
+  return number;
+}
+
+/** @param {import("./lib/cli.mjs").FlagValues} values */
+function readOptions(values) {
+  const mix = /** @type {(typeof MIXES)[number]} */ (values.mix);
+  if (!MIXES.includes(mix))
+    throw new StopError(`--mix must be one of ${MIXES.join(", ")}, not ${mix}`);
+  return {
+    requests: count("requests", values.requests),
+    connections: count("connections", values.connections),
+    rounds: count("rounds", values.rounds),
+    mix,
+  };
+}
+
+/** @param {ReturnType<typeof readOptions>} options */
+async function run(options) {
   // Lambda runs Node 24; the SDK's notice about older Node is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-  const { values } = parseArgs({
-    options: {
-      requests: { type: "string", default: "3000" },
-      connections: { type: "string", default: "16" },
-      mix: { type: "string", default: "crud" },
-      rounds: { type: "string", default: "1" },
-    },
-  });
-  const mix = /** @type {(typeof MIXES)[number]} */ (values.mix);
-  if (!MIXES.includes(mix)) throw new Error(`--mix is one of ${MIXES.join(", ")}`);
   const { SetupError } = await import("./lib/setup-checks.mjs");
   const { formatMetricsSummary, summarizeMetrics } = await import("./lib/metrics-summary.mjs");
   /** @type {Record<string, unknown>[]} */
   let logLines = [];
   const api = await startOwnApi((line) => logLines.push(line)).catch((error) => {
-    if (!(error instanceof SetupError)) throw error;
-    console.error(error.message);
-    process.exit(1);
+    if (error instanceof SetupError) throw new StopError(error.message);
+    throw error;
   });
   let failed = false;
   try {
-    for (let round = 1; round <= Number(values.rounds); round++) {
-      const run = await runLoad({
-        baseUrl: api.baseUrl,
-        requests: Number(values.requests),
-        connections: Number(values.connections),
-        mix,
-        serverRss: api.rss,
-      });
-      console.log(`round ${round}: ${describeLoad(run, mix)}\n`);
+    for (let round = 1; round <= options.rounds; round++) {
+      const load = await runLoad({ ...options, baseUrl: api.baseUrl, serverRss: api.rss });
+      console.log(`round ${round}: ${describeLoad(load, options.mix)}`);
+      const after = await checkAfterLoad(api.baseUrl, load);
+      console.log(
+        after.problems.length === 0
+          ? `list through the client: ${after.listed} posts, as the round left them\n`
+          : `list through the client: ${after.problems.join("; ")}\n`,
+      );
       // The last lines may still be on their way through the pipe.
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Round 1 keeps the start's lines: its readiness check is the list function's cold start.
@@ -153,10 +219,25 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
           `${formatMetricsSummary(summarizeMetrics(logLines))}\n`,
       );
       logLines = [];
-      failed ||= run.errors > 0;
+      failed ||= load.errors > 0 || after.problems.length > 0;
     }
   } finally {
     await api.stop();
   }
-  process.exitCode = failed ? 1 : 0;
+  return failed ? 1 : 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runWithFlags({
+    name: "load",
+    usage: USAGE,
+    flags: {
+      requests: { type: "string", default: "3000" },
+      connections: { type: "string", default: "16" },
+      mix: { type: "string", default: "crud" },
+      rounds: { type: "string", default: "1" },
+    },
+    read: readOptions,
+    run,
+  });
 }

@@ -1,9 +1,7 @@
 // `npm run smoke`: a black-box check of a running service of this API, over real HTTP, that
 // deletes every post it made, whatever happens. See docs/deploying.md.
-import { parseArgs } from "node:util";
-import { readFlags, runCommand } from "./lib/cli.mjs";
-import { StopError } from "./lib/migration/api-client.mjs";
-import { isUrl } from "./lib/migration/source.mjs";
+import { connect } from "./lib/api.mjs";
+import { StopError, isUrl, runWithFlags, tokenFlag, urlFlag } from "./lib/cli.mjs";
 import { cleanUp, runSteps } from "./lib/smoke/run.mjs";
 
 const USAGE = `Usage: npm run smoke -- [options]
@@ -27,23 +25,15 @@ Exit codes: 0 every step passed; 1 a step failed (its line says what differed); 
 /** How long the steps may take in all, and then the clean-up. */
 const STEPS_BUDGET_MS = 50_000;
 const CLEANUP_BUDGET_MS = 10_000;
+/** One request's longest wait, connection included. */
+const REQUEST_TIMEOUT_MS = 10_000;
 
-function readOptions(/** @type {string[]} */ argv) {
-  const values = readFlags(
-    () =>
-      parseArgs({
-        args: argv,
-        options: {
-          url: { type: "string", default: "http://localhost:3000" },
-          token: { type: "string" },
-          "time-zone": { type: "string" },
-          origin: { type: "string" },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      }).values,
-  );
-  if (values.help) return undefined;
-  if (!isUrl(values.url)) throw new StopError(`--url must be an http(s) URL, not ${values.url}`);
+/**
+ * The command line's options, checked.
+ * @param {import("./lib/cli.mjs").FlagValues} values
+ */
+function readOptions(values) {
+  const url = urlFlag("url", values.url);
   const zone = values["time-zone"] ?? (process.env.TIME_ZONE || "UTC");
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
@@ -56,25 +46,31 @@ function readOptions(/** @type {string[]} */ argv) {
     );
   }
   return {
-    url: values.url,
-    zone,
-    origin: values.origin,
-    token: values.token ?? (process.env.API_TOKEN || undefined),
+    url,
+    zone: /** @type {string} */ (zone),
+    origin: /** @type {string | undefined} */ (values.origin),
+    token: tokenFlag(values),
   };
 }
 
-async function main() {
-  const options = readOptions(process.argv.slice(2));
-  if (!options) {
-    console.log(USAGE);
-    return 0;
-  }
+/** @param {ReturnType<typeof readOptions>} options */
+async function run(options) {
+  // One attempt's limit, and few retries: a check of a service, not a copy to see through.
+  const client = { attempts: 3, timeoutMs: REQUEST_TIMEOUT_MS };
+  const service = await connect(options.url, {
+    name: "The service",
+    token: options.token,
+    ...client,
+  });
+  const anonymous = await connect(options.url, { name: "The service", ...client });
   const interrupted = new AbortController();
   const onSignal = () => interrupted.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const ctx = {
     base: options.url,
+    blog: service.blog,
+    anonymous: anonymous.blog,
     token: options.token,
     zone: options.zone,
     origin: options.origin,
@@ -105,4 +101,15 @@ async function main() {
   return failed === 0 ? 0 : 1;
 }
 
-await runCommand("smoke", main);
+await runWithFlags({
+  name: "smoke",
+  usage: USAGE,
+  flags: {
+    url: { type: "string", default: "http://localhost:3000" },
+    token: { type: "string" },
+    "time-zone": { type: "string" },
+    origin: { type: "string" },
+  },
+  read: readOptions,
+  run,
+});

@@ -6,7 +6,7 @@ import {
   CognitoIdentityProviderClient,
   DescribeUserPoolClientCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
-import { StopError } from "./migration/api-client.mjs";
+import { StopError } from "./cli.mjs";
 import { SERVICE, hasUserPool } from "./stack-outputs.mjs";
 
 // The SDK's notice that later versions will need Node 22 would bury a command's one line; the

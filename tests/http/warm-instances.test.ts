@@ -2,7 +2,7 @@
 // on Lambda, nothing fails, and memory stops growing once every instance is warm.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../scripts/lib/ports.mjs";
-import { runLoad } from "../../scripts/load.mjs";
+import { checkAfterLoad, runLoad } from "../../scripts/load.mjs";
 import { rssOf, spawnOffline } from "../../scripts/lib/offline.mjs";
 import { freshTable } from "../helpers/db.js";
 
@@ -68,6 +68,10 @@ describe("npm start's serverless-offline under load", () => {
     expect(measured.result.requests.total).toBe(750);
     expect(measured.errors).toBe(0);
     expect(offline.child.exitCode).toBeNull();
+    // Read through the API's client, as npm run load does: what was deleted is gone, the rest is there.
+    const after = await checkAfterLoad(offline.baseUrl, measured);
+    expect(after.problems).toEqual([]);
+    expect(measured.deletedIds.size).toBeGreaterThan(100);
 
     const [before = 0, ...during] = measured.rss;
     const growthMb = (Math.max(before, ...during) - before) / 1e6;

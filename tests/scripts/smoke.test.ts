@@ -187,7 +187,9 @@ describe("npm run smoke against the local stack", () => {
   it("says in one line when the service cannot be reached, and exits 1", async () => {
     const { code, output } = await smoke(["--url", `http://127.0.0.1:${await freePort()}`]);
     expect(code).toBe(1);
-    expect(output).toMatch(/^FAIL {2}auth: http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/m);
+    expect(output).toMatch(
+      /^FAIL {2}auth: POST http:\/\/127\.0\.0\.1:\d+\/api\/post: the service cannot be reached \(ECONNREFUSED\)$/m,
+    );
     expect(output).toMatch(/^skip {2}the 13 steps left: the service did not answer$/m);
     expect(output).not.toMatch(/\n\s+at /);
   });

@@ -1,14 +1,15 @@
 // Copying posts into a service of this API: each one created with its own id and timestamps, a
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
-import { StopError, apiClient, detailOf } from "./api-client.mjs";
+import { connect, isAnswer, reasonOf, using } from "../api.mjs";
+import { StopError } from "../cli.mjs";
 import { clockOf } from "./source.mjs";
 import { progress } from "./progress.mjs";
 
 /**
  * @typedef {import("./source.mjs").SourcePost} SourcePost
  * @typedef {import("./source.mjs").Source} Source
- * @typedef {import("./api-client.mjs").Answer} Answer
+ * @typedef {import("../api.mjs").Service} Service
  * @typedef {"created" | "already there" | "conflict" | "failed"} Outcome
  * @typedef {{ outcome: Outcome, id: number, reason?: string }} Result
  * @typedef {{ to: string, token?: string, toZone: string, concurrency: number, dryRun: boolean }} CopyOptions
@@ -77,17 +78,23 @@ async function pool(
 
 /** Creates every source post on the target, or finds it there; never overwrites one. */
 export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOptions} */ options) {
-  const target = apiClient(options.to, { token: options.token, name: "The target" });
+  const target = await connect(options.to, { token: options.token, name: "The target" });
   const clock = clockOf(options.toZone);
   /** @type {Result[]} */
   const results = source.failed.map(({ id, reason }) => ({ outcome: "failed", id, reason }));
 
   /** Reads the post the target holds under this id and compares it. */
   const resolveTaken = async (/** @type {SourcePost} */ post, /** @type {boolean} */ tried) => {
-    const answer = await target.request("GET", `/api/post/${post.id}`);
-    if (answer.status === 404) return undefined; // deleted meanwhile: create it again
-    if (answer.status !== 200) return { outcome: "failed", id: post.id, reason: detailOf(answer) };
-    const differ = differences(post, /** @type {Record<string, unknown>} */ (answer.body), clock);
+    let shown;
+    try {
+      const read = await using(target, (blog) => blog.getPost(post.id));
+      if (read.notModified) throw new Error("a read without If-None-Match answered 304");
+      shown = read.post;
+    } catch (error) {
+      if (isAnswer(error, 404)) return undefined; // deleted meanwhile: create it again
+      return { outcome: "failed", id: post.id, reason: reasonOf(error) };
+    }
+    const differ = differences(post, shown, clock);
     if (differ.length > 0) {
       return {
         outcome: "conflict",
@@ -102,12 +109,17 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   /** @returns {Promise<Result>} */
   const copyOne = async (/** @type {SourcePost} */ post) => {
     for (let round = 0; round < 3; round++) {
-      const before = target.counters.retries;
-      const answer = await target.request("POST", "/api/post", createBody(post));
-      const tried = round > 0 || target.counters.retries > before;
-      if (answer.status === 201) return { outcome: "created", id: post.id };
-      if (answer.status !== 409)
-        return { outcome: "failed", id: post.id, reason: detailOf(answer) };
+      const before = target.retries;
+      try {
+        // One Idempotency-Key per create, kept on its retries: a create whose answer was lost
+        // is answered again rather than refused as a taken id.
+        await using(target, (blog) => blog.createPost(createBody(post)));
+        return { outcome: "created", id: post.id };
+      } catch (error) {
+        if (!isAnswer(error, 409))
+          return { outcome: "failed", id: post.id, reason: reasonOf(error) };
+      }
+      const tried = round > 0 || target.retries > before;
       const resolved = await resolveTaken(post, tried);
       if (resolved) return /** @type {Result} */ (resolved);
     }
@@ -136,7 +148,7 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
 /** What a copy would do, from the target's list: nothing is written. */
 async function plan(
   /** @type {Source} */ source,
-  /** @type {ReturnType<typeof apiClient>} */ target,
+  /** @type {Service} */ target,
   /** @type {import("../zoned-time.mjs").ZonedClock} */ clock,
 ) {
   const bySourceId = new Map(source.posts.map((post) => [post.id, post]));
@@ -167,21 +179,18 @@ async function plan(
  * larger than the source is never held whole: memory stays bounded by the source.
  */
 export async function forEachTargetPost(
-  /** @type {ReturnType<typeof apiClient>} */ target,
+  /** @type {Service} */ target,
   /** @type {(post: Record<string, unknown>) => void} */ visit,
 ) {
-  const response = await target.send("GET", "/api/post");
   const where = `The target ${target.root} answered GET /api/post`;
-  if (response.status !== 200 || !response.body) {
-    const body = await target.readJson(response, "GET", `${target.root}/api/post`);
-    throw new StopError(
-      `${where} with ${detailOf({ status: response.status, body, headers: response.headers })}`,
-    );
-  }
+  const list = await using(target, (blog) => blog.streamPosts()).catch((error) => {
+    throw new StopError(`${where} with ${reasonOf(error)}`);
+  });
+  if (list.notModified) throw new StopError(`${where} with 304 to a read without If-None-Match`);
   const parser = new JSONParser({ paths: ["$.*"], keepStack: false });
   parser.onValue = ({ value }) => visit(/** @type {Record<string, unknown>} */ (value));
   try {
-    for await (const chunk of response.body) parser.write(chunk);
+    for await (const chunk of list.body) parser.write(chunk);
     // A complete array ends the parser by itself; a body cut short is ended here, and refused.
     if (!parser.isEnded) parser.end();
   } catch (error) {
@@ -194,7 +203,7 @@ export async function forEachTargetPost(
 /** Checks every source post on the target, field by field; returns the ids that do not match. */
 export async function verify(
   /** @type {Source} */ source,
-  /** @type {ReturnType<typeof apiClient>} */ target,
+  /** @type {Service} */ target,
   /** @type {string} */ toZone,
 ) {
   const clock = clockOf(toZone);

@@ -2,7 +2,8 @@
 // zone), a file `npm run export` wrote (ISO 8601 with an offset) or a bare JSON array of posts as
 // the API shows them. Every post becomes instants, checked before anything is written.
 import { readFile } from "node:fs/promises";
-import { StopError, apiClient } from "./api-client.mjs";
+import { connect, reasonOf, using } from "../api.mjs";
+import { StopError, isUrl } from "../cli.mjs";
 import { ZonedClock } from "../zoned-time.mjs";
 
 /**
@@ -13,9 +14,6 @@ import { ZonedClock } from "../zoned-time.mjs";
 
 const TIMESTAMP_FIELDS = /** @type {const} */ (["created_at", "updated_at"]);
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
-/** Whether `from` names a service rather than a file. */
-export const isUrl = (/** @type {string} */ from) => /^https?:\/\//i.test(from);
 
 /** A zone's clock, or a StopError naming the zone when it is unknown. */
 export function clockOf(/** @type {string} */ zone) {
@@ -33,14 +31,16 @@ export async function fetchPosts(
   /** @type {string} */ url,
   /** @type {string | undefined} */ token,
 ) {
-  const client = apiClient(url, { token, name: "The source" });
-  const answer = await client.request("GET", "/api/post");
-  if (answer.status !== 200 || !Array.isArray(answer.body)) {
-    throw new StopError(
-      `The source ${client.root} answered GET /api/post with ${answer.status} and no list of posts: is it a service of this API?`,
+  const source = await connect(url, { token, name: "The source" });
+  const noList = (/** @type {string} */ answered) =>
+    new StopError(
+      `The source ${source.root} answered GET /api/post with ${answered} and no list of posts: is it a service of this API?`,
     );
-  }
-  return { posts: /** @type {unknown[]} */ (answer.body), root: client.root };
+  const list = await using(source, (blog) => blog.listPosts()).catch((error) => {
+    throw noList(reasonOf(error));
+  });
+  if (list.notModified || !Array.isArray(list.posts)) throw noList(String(list.response.status));
+  return { posts: /** @type {unknown[]} */ (list.posts), root: source.root };
 }
 
 /** Reads the posts of a service or a file as instants; a missing field or bad file stops the run. */

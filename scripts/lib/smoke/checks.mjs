@@ -1,26 +1,18 @@
-// What a running service of this API must do, as steps over real HTTP: each passes with a short
-// account of what it saw, or throws a Deviation saying what differed. The steps share a context:
-// the service, the token, and every post made so far, which `cleanUp` deletes whatever happened.
+// What a running service of this API must do, as steps over real HTTP through the API's typed
+// client: each passes with a short account of what it saw, or throws a Deviation saying what
+// differed. The steps share a context: the client, the token, and every post made so far, which
+// `cleanUp` deletes whatever happened.
 import { randomUUID } from "node:crypto";
-import { gunzipSync } from "node:zlib";
-import {
-  expectDetail,
-  expectPost,
-  expectStatus,
-  fail,
-  instantOf,
-  jsonOf,
-  listHolds,
-  preview,
-  samePost,
-} from "./expect.mjs";
-import { send } from "./http.mjs";
+import { ApiError } from "../../../client/errors.mjs";
+import { expectPost, fail, instantOf, listHolds, preview, refusal, samePost } from "./expect.mjs";
 
 /**
  * @typedef {import("./expect.mjs").Post} Post
+ * @typedef {ReturnType<typeof import("../../../client/index.mjs").createBlogClient>} BlogClient
  * @typedef {{
- *   base: string, token?: string, zone: string, origin?: string, signal: AbortSignal,
- *   created: Set<number>, post?: Post, createdAtMs?: number, deleted?: boolean, halt?: string,
+ *   base: string, blog: BlogClient, anonymous: BlogClient, token?: string, zone: string,
+ *   origin?: string, signal: AbortSignal, created: Set<number>, post?: Post,
+ *   createdAtMs?: number, deleted?: boolean, halt?: string,
  * }} SmokeContext
  * @typedef {{
  *   name: string, needs?: "post" | "deleted", skipWhy?: (ctx: SmokeContext) => string | undefined,
@@ -30,20 +22,6 @@ import { send } from "./http.mjs";
 
 /** Over the service's gzip threshold (1 KiB), so the list is worth compressing. */
 const CONTENT = `A post made by the smoke check, deleted when it ends. ${"Lorem ipsum dolor sit amet. ".repeat(40)}`;
-
-/**
- * One request, with the token unless `anonymous`.
- * @param {SmokeContext} ctx
- * @param {string} method
- * @param {string} path
- * @param {{ body?: unknown, headers?: Record<string, string>, anonymous?: boolean }} [options]
- */
-function call(ctx, method, path, { body, headers = {}, anonymous = false } = {}) {
-  const all = { ...headers };
-  if (ctx.token && !anonymous) all.authorization = `Bearer ${ctx.token}`;
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  return send(ctx.base, method, path, { headers: all, body: text, signal: ctx.signal });
-}
 
 /** Remembers the post an answer made, so cleanUp deletes it. */
 function remember(/** @type {SmokeContext} */ ctx, /** @type {unknown} */ post) {
@@ -56,24 +34,48 @@ const newPost = (/** @type {string} */ purpose) => ({
   content: CONTENT,
 });
 
+/**
+ * The service's refusal of `call`: the ApiError it failed with, or a Deviation when it succeeded
+ * (`onSuccess` is told first, to remember a post it made).
+ * @template T
+ * @param {Promise<T>} call
+ * @param {string} what
+ * @param {(value: T) => void} [onSuccess]
+ * @returns {Promise<ApiError>}
+ */
+async function refused(call, what, onSuccess) {
+  /** @type {T} */
+  let value;
+  try {
+    value = await call;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  onSuccess?.(value);
+  return fail(`${what} succeeded`);
+}
+
 /** @type {Step[]} */
 export const STEPS = [
   {
     name: "auth",
     async run(ctx) {
-      const answer = await call(ctx, "POST", "/api/post", {
-        body: newPost("without a token"),
-        anonymous: true,
-      });
-      if (answer.status === 201) {
-        remember(ctx, jsonOf(answer, "create without a token"));
+      /** @type {ApiError} */
+      let error;
+      try {
+        const { post } = await ctx.anonymous.createPost(newPost("without a token"), {
+          signal: ctx.signal,
+        });
+        remember(ctx, post);
         if (ctx.token) fail("a create without a token answered 201: writes are open to anyone");
         return "writes need no token here, and none was given";
+      } catch (thrown) {
+        if (!(thrown instanceof ApiError)) throw thrown;
+        error = thrown;
       }
-      if (answer.status !== 401) {
-        fail(
-          `a create without a token answered ${answer.status}, not 401: ${preview(answer.body)}`,
-        );
+      if (error.status !== 401) {
+        fail(`a create without a token answered ${error.status}, not 401: ${preview(error.body)}`);
       }
       if (!ctx.token) {
         ctx.halt = "writes need a token";
@@ -86,19 +88,19 @@ export const STEPS = [
     name: "create",
     async run(ctx) {
       const sent = newPost("create");
-      const answer = await call(ctx, "POST", "/api/post", { body: sent });
-      expectStatus(answer, 201, "create");
-      const body = jsonOf(answer, "create");
+      const {
+        post: body,
+        location,
+        response,
+      } = await ctx.blog.createPost(sent, { signal: ctx.signal });
       remember(ctx, body);
+      if (response.status !== 201) fail(`create answered ${response.status}, not 201`);
       const post = expectPost(body, "create");
       if (post.title !== sent.title || post.content !== sent.content) {
         fail("create: the title or content answered is not the one sent");
       }
-      const location = String(answer.headers.location);
       if (!location.endsWith(`/api/post/${post.id}`)) {
-        fail(
-          `create: Location ${JSON.stringify(answer.headers.location)}, not /api/post/${post.id}`,
-        );
+        fail(`create: Location ${JSON.stringify(location)}, not /api/post/${post.id}`);
       }
       ctx.post = post;
       ctx.createdAtMs = Date.now();
@@ -123,10 +125,10 @@ export const STEPS = [
     needs: "post",
     async run(ctx) {
       const post = /** @type {Post} */ (ctx.post);
-      const answer = await call(ctx, "GET", `/api/post/${post.id}`);
-      expectStatus(answer, 200, "get");
-      if (!samePost(expectPost(jsonOf(answer, "get"), "get"), post)) {
-        fail(`get: the post answered differs from the one created: ${preview(answer.body)}`);
+      const read = await ctx.blog.getPost(post.id, { signal: ctx.signal });
+      if (read.notModified) return fail("get without If-None-Match answered 304");
+      if (!samePost(expectPost(read.post, "get"), post)) {
+        fail(`get: the post answered differs from the one created: ${preview(read.post)}`);
       }
       return `200, the post as created`;
     },
@@ -134,40 +136,41 @@ export const STEPS = [
   {
     name: "get: ETag and 304",
     needs: "post",
-    run: (ctx) => conditional(ctx, `/api/post/${ctx.post?.id}`),
+    run: (ctx) =>
+      conditional((ifNoneMatch) =>
+        ctx.blog.getPost(/** @type {Post} */ (ctx.post).id, { signal: ctx.signal, ifNoneMatch }),
+      ),
   },
   {
     name: "list",
     needs: "post",
     async run(ctx) {
-      const post = /** @type {Post} */ (ctx.post);
-      const answer = await call(ctx, "GET", "/api/post");
-      expectStatus(answer, 200, "list");
-      return listHolds(jsonOf(answer, "list"), post, "list");
+      const list = await ctx.blog.listPosts({ signal: ctx.signal });
+      if (list.notModified) return fail("list without If-None-Match answered 304");
+      return listHolds(list.posts, /** @type {Post} */ (ctx.post), "list");
     },
   },
-  { name: "list: ETag and 304", needs: "post", run: (ctx) => conditional(ctx, "/api/post") },
+  {
+    name: "list: ETag and 304",
+    needs: "post",
+    run: (ctx) =>
+      conditional((ifNoneMatch) => ctx.blog.listPosts({ signal: ctx.signal, ifNoneMatch })),
+  },
   {
     name: "gzip",
     needs: "post",
     async run(ctx) {
-      const answer = await call(ctx, "GET", "/api/post", {
+      // fetch gunzips what it reads: the header says what came over the wire.
+      const { data, error, response } = await ctx.blog.api.GET("/api/post", {
         headers: { "accept-encoding": "gzip" },
+        signal: ctx.signal,
       });
-      expectStatus(answer, 200, "list with Accept-Encoding: gzip");
-      if (answer.headers["content-encoding"] !== "gzip") {
-        fail(
-          `list: Content-Encoding ${JSON.stringify(answer.headers["content-encoding"])}, not gzip`,
-        );
-      }
-      let text;
-      try {
-        text = gunzipSync(answer.body);
-      } catch {
-        return fail("list: the body said gzip but does not gunzip");
-      }
-      listHolds(jsonOf(text, "gunzipped list"), /** @type {Post} */ (ctx.post), "gunzipped list");
-      return `list gzipped: ${answer.body.length} bytes for ${text.length}`;
+      if (response.status !== 200)
+        fail(`list with Accept-Encoding: gzip answered ${response.status}: ${preview(error)}`);
+      const encoding = response.headers.get("content-encoding");
+      if (encoding !== "gzip") fail(`list: Content-Encoding ${JSON.stringify(encoding)}, not gzip`);
+      listHolds(data, /** @type {Post} */ (ctx.post), "gunzipped list");
+      return `list gzipped, ${JSON.stringify(data).length} bytes once gunzipped`;
     },
   },
   {
@@ -179,9 +182,10 @@ export const STEPS = [
       const wait = 1_100 - (Date.now() - (ctx.createdAtMs ?? 0));
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const title = "Smoke check: updated";
-      const answer = await call(ctx, "PUT", `/api/post/${post.id}`, { body: { title } });
-      expectStatus(answer, 200, "update");
-      const updated = expectPost(jsonOf(answer, "update"), "update");
+      const updated = expectPost(
+        await ctx.blog.updatePost(post.id, { title }, { signal: ctx.signal }),
+        "update",
+      );
       if (updated.title !== title)
         fail(`update: title ${JSON.stringify(updated.title)} not changed`);
       if (updated.content !== post.content) fail("update: content changed, though not sent");
@@ -200,30 +204,37 @@ export const STEPS = [
   {
     name: "Idempotency-Key replay",
     async run(ctx) {
-      const headers = { "idempotency-key": randomUUID() };
+      const once = { signal: ctx.signal, idempotencyKey: randomUUID() };
       const sent = newPost("Idempotency-Key");
-      const first = await call(ctx, "POST", "/api/post", { body: sent, headers });
-      expectStatus(first, 201, "create with an Idempotency-Key");
-      const original = jsonOf(first, "create with an Idempotency-Key");
-      remember(ctx, original);
-      const again = await call(ctx, "POST", "/api/post", { body: sent, headers });
-      expectStatus(again, 201, "its retry");
-      const replay = jsonOf(again, "its retry");
-      remember(ctx, replay);
-      if (!samePost(expectPost(replay, "retry"), expectPost(original, "create"))) {
-        fail(`the retry made or answered another post: #${original.id}, then #${replay.id}`);
+      const first = await ctx.blog.createPost(sent, once);
+      remember(ctx, first.post);
+      const again = await ctx.blog.createPost(sent, once);
+      remember(ctx, again.post);
+      if (again.response.status !== 201)
+        fail(`its retry answered ${again.response.status}, not 201`);
+      if (!samePost(expectPost(again.post, "retry"), expectPost(first.post, "create"))) {
+        fail(`the retry made or answered another post: #${first.post.id}, then #${again.post.id}`);
       }
-      return `the retry answered post #${replay.id} again, and made no other`;
+      return `the retry answered post #${again.post.id} again, and made no other`;
     },
   },
   {
     name: "bad input",
     async run(ctx) {
-      const missing = await call(ctx, "POST", "/api/post", { body: { title: "No content" } });
-      if (missing.status === 201) remember(ctx, jsonOf(missing, "create without content"));
-      expectDetail(missing, 400, "Missing required fields: content", "a create without content");
-      const badId = await call(ctx, "GET", "/api/post/abc");
-      expectDetail(badId, 400, "Blog post id must be a positive integer", "get /api/post/abc");
+      // Sent past the client's types, as a client without them could.
+      const noContent = /** @type {never} */ ({ title: "No content" });
+      const missing = await refused(
+        ctx.blog.createPost(noContent, { signal: ctx.signal }),
+        "a create without content",
+        ({ post }) => remember(ctx, post),
+      );
+      refusal(missing, 400, "Missing required fields: content", "a create without content");
+      const abc = /** @type {never} */ ("abc");
+      const badId = await refused(
+        ctx.blog.getPost(abc, { signal: ctx.signal }),
+        "GET /api/post/abc",
+      );
+      refusal(badId, 400, "Blog post id must be a positive integer", "GET /api/post/abc");
       return "a create without content and the id abc are 400, each naming the problem";
     },
   },
@@ -232,10 +243,13 @@ export const STEPS = [
     needs: "post",
     async run(ctx) {
       const id = /** @type {Post} */ (ctx.post).id;
-      expectStatus(await call(ctx, "DELETE", `/api/post/${id}`), 204, "delete");
+      const first = await ctx.blog.deletePost(id, { signal: ctx.signal });
+      if (first.response.status !== 204) fail(`delete answered ${first.response.status}, not 204`);
       ctx.created.delete(id);
       ctx.deleted = true;
-      expectStatus(await call(ctx, "DELETE", `/api/post/${id}`), 204, "a second delete");
+      const second = await ctx.blog.deletePost(id, { signal: ctx.signal });
+      if (second.response.status !== 204)
+        fail(`a second delete answered ${second.response.status}, not 204`);
       return "204, and 204 again for the second";
     },
   },
@@ -244,8 +258,11 @@ export const STEPS = [
     needs: "deleted",
     async run(ctx) {
       const id = /** @type {Post} */ (ctx.post).id;
-      const answer = await call(ctx, "GET", `/api/post/${id}`);
-      expectDetail(answer, 404, `Blog post #${id} not found`, `GET /api/post/${id}`);
+      const gone = await refused(
+        ctx.blog.getPost(id, { signal: ctx.signal }),
+        `GET /api/post/${id}`,
+      );
+      refusal(gone, 404, `Blog post #${id} not found`, `GET /api/post/${id}`);
       return `404, "Blog post #${id} not found"`;
     },
   },
@@ -254,21 +271,22 @@ export const STEPS = [
     skipWhy: (ctx) => (ctx.origin ? undefined : "no --origin given"),
     async run(ctx) {
       const origin = /** @type {string} */ (ctx.origin);
-      const asked = ["authorization", "content-type", "idempotency-key"];
-      const preflight = await call(ctx, "OPTIONS", "/api/post", {
-        anonymous: true,
+      const asked = ["authorization", "content-type", "idempotency-key", "if-none-match"];
+      // A preflight is the browser's question, not an operation of the API: plain fetch asks it.
+      const preflight = await fetch(`${ctx.blog.baseUrl}/api/post`, {
+        method: "OPTIONS",
         headers: {
           origin,
           "access-control-request-method": "POST",
           "access-control-request-headers": asked.join(","),
         },
+        signal: ctx.signal,
       });
+      await preflight.body?.cancel();
       if (preflight.status >= 300) fail(`a preflight from ${origin} answered ${preflight.status}`);
       const allowed = (/** @type {string} */ name) =>
-        String(preflight.headers[name] ?? "")
-          .toLowerCase()
-          .split(/\s*,\s*/);
-      const allowOrigin = preflight.headers["access-control-allow-origin"];
+        (preflight.headers.get(name) ?? "").toLowerCase().split(/\s*,\s*/);
+      const allowOrigin = preflight.headers.get("access-control-allow-origin");
       if (allowOrigin !== origin && allowOrigin !== "*") {
         fail(
           `a preflight from ${origin}: Access-Control-Allow-Origin ${JSON.stringify(allowOrigin)}`,
@@ -281,12 +299,17 @@ export const STEPS = [
         );
       }
       const headers = allowed("access-control-allow-headers");
-      const refused = asked.filter((name) => !headers.includes(name) && !headers.includes("*"));
-      if (refused.length > 0) {
-        fail(`a preflight from ${origin}: headers not allowed: ${refused.join(", ")}`);
+      const refusedHeaders = asked.filter(
+        (name) => !headers.includes(name) && !headers.includes("*"),
+      );
+      if (refusedHeaders.length > 0) {
+        fail(`a preflight from ${origin}: headers not allowed: ${refusedHeaders.join(", ")}`);
       }
-      const list = await call(ctx, "GET", "/api/post", { headers: { origin } });
-      if (list.headers["access-control-allow-origin"] === undefined) {
+      const { response } = await ctx.blog.api.GET("/api/post", {
+        headers: { origin },
+        signal: ctx.signal,
+      });
+      if (response.headers.get("access-control-allow-origin") === null) {
         fail(`a list from ${origin} has no Access-Control-Allow-Origin`);
       }
       return `${origin} may send POST with ${asked.join(", ")}, and reads the answers`;
@@ -294,14 +317,19 @@ export const STEPS = [
   },
 ];
 
-/** ETag on a 200, then 304 with no body for If-None-Match naming it. */
-async function conditional(/** @type {SmokeContext} */ ctx, /** @type {string} */ path) {
-  const first = await call(ctx, "GET", path);
-  expectStatus(first, 200, `GET ${path}`);
-  const etag = first.headers.etag;
-  if (!etag) return fail(`GET ${path}: no ETag`);
-  const again = await call(ctx, "GET", path, { headers: { "if-none-match": etag } });
-  expectStatus(again, 304, `GET ${path} with If-None-Match: ${etag}`);
-  if (again.body.length > 0) fail(`GET ${path}: the 304 has a body: ${preview(again.body)}`);
-  return `ETag ${etag}; If-None-Match answers 304 with no body`;
+/**
+ * ETag on a 200, then 304 for If-None-Match naming it.
+ * @param {(ifNoneMatch?: string) => Promise<{ notModified: boolean, etag: string, response: Response }>} read
+ */
+async function conditional(read) {
+  const first = await read();
+  const what = `GET ${new URL(first.response.url).pathname}`;
+  if (first.notModified) return fail(`${what} without If-None-Match answered 304`);
+  const etag = first.etag;
+  if (!etag) return fail(`${what}: no ETag`);
+  const again = await read(etag);
+  if (!again.notModified) {
+    fail(`${what} with If-None-Match: ${etag} answered ${again.response.status}, not 304`);
+  }
+  return `ETag ${etag}; If-None-Match answers 304`;
 }

@@ -4,7 +4,6 @@ import { ZonedClock } from "../zoned-time.mjs";
 
 /**
  * @typedef {{ id: number, title: string, content: string, created_at: string | null, updated_at: string | null }} Post
- * @typedef {import("./http.mjs").RawAnswer} RawAnswer
  */
 
 /** A rule the service broke. */
@@ -19,37 +18,26 @@ export const fail = (/** @type {string} */ message) => {
   throw new Deviation(message);
 };
 
-export const preview = (/** @type {Buffer} */ body) => {
-  const text = body.toString("utf8");
+/** A body, short, for a message. */
+export const preview = (/** @type {unknown} */ body) => {
+  const text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
   return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
 };
 
-/** @param {RawAnswer} answer */
-export function expectStatus(answer, /** @type {number} */ status, /** @type {string} */ what) {
-  if (answer.status !== status) {
-    fail(`${what} answered ${answer.status}, not ${status}: ${preview(answer.body)}`);
-  }
-}
-
-/** @param {RawAnswer | Buffer} answer */
-export function jsonOf(answer, /** @type {string} */ what) {
-  const body = Buffer.isBuffer(answer) ? answer : answer.body;
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch {
-    return fail(`${what}: the body is not JSON: ${preview(body)}`);
-  }
-}
-
-/** @param {RawAnswer} answer */
-export function expectDetail(
-  answer,
+/**
+ * The service refused as it must: this status, and this `detail` in its body.
+ * @param {import("../../../client/errors.mjs").ApiError} error
+ */
+export function refusal(
+  error,
   /** @type {number} */ status,
   /** @type {string} */ detail,
-  what = "",
+  /** @type {string} */ what,
 ) {
-  expectStatus(answer, status, what);
-  const body = jsonOf(answer, what);
+  if (error.status !== status) {
+    fail(`${what} answered ${error.status}, not ${status}: ${preview(error.body)}`);
+  }
+  const body = /** @type {{ detail?: unknown } | undefined} */ (error.body);
   if (body?.detail !== detail) {
     fail(`${what}: detail ${JSON.stringify(body?.detail)}, not ${JSON.stringify(detail)}`);
   }

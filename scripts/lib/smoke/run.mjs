@@ -1,7 +1,7 @@
 // Running the smoke's steps in order, one line each, and deleting every post they made.
+import { ApiError } from "../../../client/errors.mjs";
 import { STEPS } from "./checks.mjs";
 import { Deviation } from "./expect.mjs";
-import { send } from "./http.mjs";
 
 /**
  * Runs every step in order, printing one line each; a step whose need is unmet, or any after a
@@ -34,13 +34,12 @@ export async function runSteps(ctx, print) {
       if (ctx.signal.aborted) break;
       failed += 1;
       const message = /** @type {Error} */ (error).message;
-      if (error instanceof Deviation) {
-        print(`FAIL  ${step.name}: ${message}`);
-      } else {
-        // The service could not be reached or did not answer: no later step can pass.
+      // An answer that broke a rule fails this step; no answer at all (nothing listening, not
+      // this API) fails every later one too. The client's message names the request.
+      if (!(error instanceof Deviation || error instanceof ApiError)) {
         ctx.halt = "the service did not answer";
-        print(`FAIL  ${step.name}: ${ctx.base}: ${message}`);
       }
+      print(`FAIL  ${step.name}: ${message}`);
     }
   }
   return failed;
@@ -55,12 +54,8 @@ export async function cleanUp(ctx, signal) {
   const left = [];
   for (const id of ctx.created) {
     try {
-      const answer = await send(ctx.base, "DELETE", `/api/post/${id}`, {
-        headers: ctx.token ? { authorization: `Bearer ${ctx.token}` } : {},
-        signal,
-      });
-      if (answer.status === 204) ctx.created.delete(id);
-      else left.push(id);
+      await ctx.blog.deletePost(id, { signal });
+      ctx.created.delete(id);
     } catch {
       left.push(id);
     }

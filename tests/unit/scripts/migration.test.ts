@@ -1,8 +1,7 @@
 // Unit: the parts of `npm run import` and `npm run export` that need no service: local times of a
-// zone across daylight saving changes, ISO offsets, Retry-After and backoff, the identity check
+// zone across daylight saving changes, ISO offsets, the identity check
 // behind "already there", and the progress report at a terminal and in a log.
 import { describe, expect, it } from "vitest";
-import { RETRY, backoffMs, retryAfterMs } from "../../../scripts/lib/migration/api-client.mjs";
 import { differences } from "../../../scripts/lib/migration/copy.mjs";
 import { progress } from "../../../scripts/lib/migration/progress.mjs";
 import { ZonedClock, isoWithOffset } from "../../../scripts/lib/zoned-time.mjs";
@@ -63,25 +62,6 @@ describe("isoWithOffset", () => {
     expect(isoWithOffset(new ZonedClock("America/St_Johns"), utc("2024-01-15T12:00:00Z"))).toBe(
       "2024-01-15T08:30:00-03:30",
     );
-  });
-});
-
-describe("Retry-After and backoff", () => {
-  it.each([
-    ["2", 2000],
-    ["0", 0],
-    ["Wed, 21 Oct 2015 07:28:05 GMT", 5000],
-    ["soon", undefined],
-    [null, undefined],
-  ])("Retry-After %j waits %j ms", (header, expected) => {
-    expect(retryAfterMs(header, Date.parse("Wed, 21 Oct 2015 07:28:00 GMT"))).toBe(expected);
-  });
-
-  it("doubles its ceiling each attempt up to the maximum, jittered below it", () => {
-    expect(backoffMs(0, () => 1)).toBe(RETRY.baseDelayMs);
-    expect(backoffMs(3, () => 1)).toBe(RETRY.baseDelayMs * 8);
-    expect(backoffMs(30, () => 1)).toBe(RETRY.maxDelayMs);
-    expect(backoffMs(3, () => 0.5)).toBe(RETRY.baseDelayMs * 4);
   });
 });
 
