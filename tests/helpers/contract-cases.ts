@@ -114,6 +114,12 @@ export const bodyRulesIn =
       (value) => illFormed(value) || overByteLimit(value) || timestampRulesIn(zoned)(value),
     );
 export const bodyRules = bodyRulesIn();
+/** The described rules of an update's body: its title and content only (the rest is ignored). */
+export const changesRules = (body: unknown) =>
+  ["title", "content"].some((key) => {
+    const value = (body as Record<string, unknown>)[key];
+    return illFormed(value) || overByteLimit(value);
+  });
 // Mostly short text; the long edges (300,000 characters or bytes) now and then.
 const text = fc.oneof(
   { arbitrary: fc.string({ maxLength: 110 }), weight: 8 },
