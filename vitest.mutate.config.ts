@@ -15,11 +15,16 @@ export default defineConfig({
         // The unit tests too: some storage rules can only be asserted there (consistent reads,
         // which DynamoDB Local never needs, through the SDK's client mock; the id allocator).
         include: ["tests/integration/**/*.test.ts", "tests/unit/**/*.test.ts"],
-        // Other processes (worker pools, a restarted DynamoDB Local) never see a mutant.
+        // Other processes (worker pools, a restarted DynamoDB Local, the contract's linters, its
+        // reference page and the client's generator) never see a mutant; the client is not lib/.
         exclude: [
           "tests/unit/bundle.test.ts",
           "tests/unit/architecture.test.ts",
           "tests/unit/docs-links.test.ts",
+          "tests/unit/contract-lint.test.ts",
+          "tests/unit/reference-page.test.ts",
+          "tests/unit/client-types.test.ts",
+          "tests/unit/client/**",
           "tests/integration/workload.test.ts",
           "tests/integration/list-cache-workload.test.ts",
           "tests/integration/outage.test.ts",
@@ -40,13 +45,19 @@ export default defineConfig({
         // The bundle test weighs lib/ bundled, and mutated sources are instrumented, so larger;
         // the architecture, docs and contract tests read the lint configuration, the docs and
         // openapi.yaml, not lib/; the contract's request test holds openapi.yaml to the rules,
-        // with seconds of generated cases a run, where the rules' own tests hold the code.
+        // with seconds of generated cases a run, where the rules' own tests hold the code; the
+        // contract's linters, its reference page and the client's types run other programs on
+        // openapi.yaml; the client's own tests hold client/, not lib/.
         exclude: [
           "tests/unit/bundle.test.ts",
           "tests/unit/architecture.test.ts",
           "tests/unit/docs-links.test.ts",
           "tests/unit/contract.test.ts",
           "tests/unit/contract-requests.test.ts",
+          "tests/unit/contract-lint.test.ts",
+          "tests/unit/reference-page.test.ts",
+          "tests/unit/client-types.test.ts",
+          "tests/unit/client/**",
         ],
       },
 });

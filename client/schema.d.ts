@@ -54,7 +54,14 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read one post */
+        /**
+         * Read one post
+         * @description 200 with the post whose id is `post_pk`; 404 `Blog post #<id> not found` when no post
+         *     has it. An id that is not a positive integer in canonical decimal (`0`, `-1`, `01`,
+         *     `1.0`, `abc`, or past 2^53 - 1) is refused with 400 before storage is read. The answer
+         *     carries the `ETag` of its JSON body and `Cache-Control: no-cache`: send that tag as
+         *     `If-None-Match` and, while the post is unchanged, the answer is 304 without a body.
+         */
         get: operations["getPost"];
         /**
          * Change some fields of a post

@@ -2,9 +2,10 @@
 // serving the bundles, restarted whenever a rebuild changes them. Ctrl-C stops everything it started.
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { referencePage } from "./docs.mjs";
 import {
   DATA_VERSION_FILE,
   SetupError,
@@ -197,6 +198,10 @@ function banner(
       `with iss ${auth.issuerUrl}, aud ${auth.audience.join(" or ")}` +
       `${auth.writeScope ? `, scope ${auth.writeScope} for writes` : ""} (signature not checked locally)\n`
     : "";
+  // Only said, not built: the page takes a build of its own, and most starts do not need it.
+  const reference = existsSync(referencePage)
+    ? `${pathToFileURL(referencePage).href} (npm run docs rebuilds it)`
+    : `npm run docs writes it to ${relative(root, referencePage)}`;
   return `
 Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${settings.dataDirSetting}/)
   GET    /api/post            list every post
@@ -207,6 +212,7 @@ Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${se
 Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -d '{"title":"Hello","content":"First post"}'
 Samples:  npm run seed
 Contract: openapi.yaml (OpenAPI 3.1; docs/api.md says how to open it in a viewer)
+Reference: ${reference}
 ${authLine}Edits to handlers/ or lib/ are rebuilt and served without a restart.
 Ctrl-C stops the API and DynamoDB Local.
 `;

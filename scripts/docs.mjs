@@ -1,0 +1,58 @@
+// `npm run docs`: the API reference, one HTML page built from openapi.yaml by Redocly. Redoc's
+// scripts are inlined (--inlineBundle) rather than loaded from Redocly's CDN, so the page opens
+// from disk with no network; redocly.yaml turns Redocly's telemetry off, so the build needs none.
+import { execFile } from "node:child_process";
+import { relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { StopError, runWithFlags } from "./lib/cli.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const redocly = `${root}node_modules/@redocly/cli/bin/cli.js`;
+
+/** Where `npm run docs` writes the page (dist/ is git-ignored). */
+export const referencePage = `${root}dist/reference/index.html`;
+
+/**
+ * Builds the reference for the contract at `contract` into `output`. Redocly's own output (a
+ * banner on some Node versions, progress lines) is shown only when the build fails.
+ */
+export async function buildReference(output = referencePage, contract = `${root}openapi.yaml`) {
+  const args = [redocly, "build-docs", contract, "--inlineBundle", "--output", output];
+  try {
+    await promisify(execFile)(process.execPath, args, { cwd: root, timeout: 60_000 });
+  } catch (error) {
+    const { stdout = "", stderr = "" } = /** @type {{ stdout?: string, stderr?: string }} */ (
+      error
+    );
+    throw new Error(`redocly build-docs failed:\n${stdout}${stderr}`, { cause: error });
+  }
+  return output;
+}
+
+const USAGE = `Usage: npm run docs -- [options]
+
+Writes the API reference, one self-contained HTML page built from openapi.yaml by Redocly's CLI,
+that opens from disk with no network.
+
+Options:
+  --out FILE   where to write it (default dist/reference/index.html)
+  -h, --help   this text
+
+Exit codes: 0 written; 2 a bad option, or Redocly could not build it (its output follows).`;
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runWithFlags({
+    name: "docs",
+    usage: USAGE,
+    flags: { out: { type: "string", default: referencePage } },
+    read: (values) => /** @type {string} */ (values.out),
+    async run(out) {
+      const page = await buildReference(out).catch((/** @type {Error} */ error) => {
+        throw new StopError(error.message);
+      });
+      console.log(`API reference: ${relative(root, page)} (${pathToFileURL(page).href})`);
+      return 0;
+    },
+  });
+}
