@@ -56,6 +56,11 @@ function gatewayResponses(restApiId, env = process.env) {
     if (allowOrigin) {
       parameters["gatewayresponse.header.Access-Control-Allow-Origin"] = allowOrigin;
       parameters["gatewayresponse.header.Vary"] = "'Origin'";
+      // A browser shows a page only the simple answer headers unless told otherwise: without
+      // this, the client in a browser could not read a 429's Retry-After (nor a 401's
+      // WWW-Authenticate), and would pace its retry by its own backoff instead.
+      const own = Object.keys(headers).join(", ");
+      if (own) parameters["gatewayresponse.header.Access-Control-Expose-Headers"] = `'${own}'`;
     }
     const id = `GatewayResponse${type
       .toLowerCase()

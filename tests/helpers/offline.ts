@@ -30,6 +30,11 @@ interface OfflineOptions {
 export interface Offline {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
   baseUrl: string;
+  /**
+   * The Lambda Invoke API serverless-offline serves beside the HTTP one: a function called there
+   * answers its result as it returned it, without serverless-offline's HTTP layer in between.
+   */
+  lambdaUrl: string;
   /** The fresh table behind the API, for looking at stored items directly. */
   table: PostsTable;
   timeZone: string;
@@ -170,5 +175,13 @@ export async function startOffline({
       await sleep(200);
     }
   }
-  return { baseUrl, table, timeZone, output: () => output, logLines: () => logLines, stop };
+  return {
+    baseUrl,
+    lambdaUrl: `http://127.0.0.1:${lambdaPort}`,
+    table,
+    timeZone,
+    output: () => output,
+    logLines: () => logLines,
+    stop,
+  };
 }

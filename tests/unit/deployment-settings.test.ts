@@ -28,9 +28,17 @@ const { readRateLimit } = require("../../config/waf.cjs") as {
 const { readStageSettings } = require("../../config/rest-stage.cjs") as {
   readStageSettings(env: NodeJS.ProcessEnv): Record<string, unknown>;
 };
-const { allowOriginParameter } = require("../../config/gateway-responses.cjs") as {
-  allowOriginParameter(origins: string[]): string | undefined;
-};
+const { allowOriginParameter, gatewayResponses } =
+  require("../../config/gateway-responses.cjs") as {
+    allowOriginParameter(origins: string[]): string | undefined;
+    gatewayResponses(
+      restApiId: unknown,
+      env: NodeJS.ProcessEnv,
+    ): Record<
+      string,
+      { Properties: { ResponseType: string; ResponseParameters: Record<string, string> } }
+    >;
+  };
 
 describe("readAuth", () => {
   it("is off without an issuer, whatever else is set", () => {
@@ -226,6 +234,29 @@ describe("the gateway answers' Access-Control-Allow-Origin", () => {
     [["https://a.example", "https://b.example"], "method.request.header.origin"],
   ])("for %j is %s", (origins, expected) => {
     expect(allowOriginParameter(origins)).toBe(expected);
+  });
+});
+
+describe("the gateway answers' Access-Control-Expose-Headers", () => {
+  /** Each answer type's Access-Control-Expose-Headers, with these settings. */
+  const exposed = (env: NodeJS.ProcessEnv) =>
+    Object.fromEntries(
+      Object.values(gatewayResponses({ Ref: "ApiGatewayRestApi" }, env)).map(({ Properties }) => [
+        Properties.ResponseType,
+        Properties.ResponseParameters["gatewayresponse.header.Access-Control-Expose-Headers"],
+      ]),
+    );
+
+  it("name the headers an answer carries beyond the simple ones, so a browser app reads them", () => {
+    const withCors = exposed({ CORS_ORIGINS: "https://a.example" });
+    // The client honours a 429's Retry-After; a page could not read it otherwise.
+    expect(withCors.THROTTLED).toBe("'Retry-After'");
+    expect(withCors.UNAUTHORIZED).toBe("'WWW-Authenticate'");
+    expect(withCors.ACCESS_DENIED).toBeUndefined();
+  });
+
+  it("are absent without CORS_ORIGINS", () => {
+    expect(Object.values(exposed({})).filter(Boolean)).toEqual([]);
   });
 });
 
