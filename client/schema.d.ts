@@ -403,9 +403,14 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description The client-chosen `id` is taken, or a request with the same Idempotency-Key is still running. */
+            /**
+             * @description The client-chosen `id` is taken; or a request with the same Idempotency-Key is still
+             *     running, and then `Retry-After` says when to send this one again, with its key.
+             */
             409: {
                 headers: {
+                    /** @description Only on the in-progress refusal; seconds to wait. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

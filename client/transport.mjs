@@ -1,5 +1,5 @@
 // The one fetch every call goes through: the bearer token, a time limit per attempt, and a
-// polite retry of what is safe to send again (429, 5xx, no answer), with capped exponential
+// polite retry of what is safe to send again (429, 5xx, a create still in progress, no answer), with capped exponential
 // backoff and full jitter that honours Retry-After. A failure leaves here as a BlogClientError.
 import { NotJsonError, UnreachableError } from "./errors.mjs";
 
@@ -51,6 +51,16 @@ export function backoffMs(
 }
 
 /**
+ * An answer that the same request sent again later may not get: too many requests, a failure of
+ * the service, or a create whose Idempotency-Key its first request still holds (a 409 that says
+ * when to retry; the 409 of a taken id does not).
+ */
+const transient = (/** @type {Response} */ response) =>
+  response.status === 429 ||
+  response.status >= 500 ||
+  (response.status === 409 && response.headers.has("retry-after"));
+
+/**
  * A create may be sent again only with its Idempotency-Key: the service then answers the first
  * outcome instead of making a second post. Every other operation is safe to repeat as it is.
  */
@@ -87,7 +97,7 @@ export function transport(/** @type {TransportOptions} */ options = {}) {
         await pause(attempt, reason);
         continue;
       }
-      if ((response.status === 429 || response.status >= 500) && !last) {
+      if (transient(response) && !last) {
         await response.body?.cancel();
         const asked = retryAfterMs(response.headers.get("retry-after"));
         await pause(attempt, `answered ${response.status}`, asked);

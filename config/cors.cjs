@@ -14,7 +14,7 @@ function readOrigins(env = process.env) {
 /** Request headers a browser app may send: its bearer token among them. */
 const ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"];
 /** Answer headers a browser app may read besides the simple ones. */
-const EXPOSED_HEADERS = ["Location", "ETag"];
+const EXPOSED_HEADERS = ["Location", "ETag", "Retry-After"];
 /** How long a browser may keep a preflight's answer, in seconds. */
 const MAX_AGE = 600;
 

@@ -3,7 +3,7 @@
 // one of CORS_ORIGINS (config/cors.cjs keeps the gateway's side of the same list).
 
 /** Answer headers a browser app may read besides the simple ones (config/cors.cjs has the same). */
-const EXPOSED_HEADERS = "Location, ETag";
+const EXPOSED_HEADERS = "Location, ETag, Retry-After";
 
 /** The allowed origins of a CORS_ORIGINS setting; `["*"]` for any, `[]` for CORS off. */
 export function parseOrigins(setting: string | undefined): string[] {

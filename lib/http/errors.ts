@@ -36,11 +36,23 @@ export function statusOf(error: unknown): number | undefined {
     : undefined;
 }
 
+/**
+ * How long a client should wait before sending again a create whose Idempotency-Key is still held
+ * by its first request: that request ends within the function's time limit, and a retry within
+ * its 15 s claim waits up to 5 s for it on the server before answering.
+ */
+export const IN_PROGRESS_RETRY_AFTER_S = 1;
+
 /** The reply for an error: its status and message when the table knows it, else a bare 500. */
 export function errorReply(error: unknown): Reply {
   const statusCode = statusOf(error);
   if (statusCode === undefined) {
     return { statusCode: 500, body: { detail: "Internal server error" } };
   }
-  return { statusCode, body: { detail: (error as Error).message } };
+  const reply: Reply = { statusCode, body: { detail: (error as Error).message } };
+  // The one refusal that sending the same request again later resolves: say when.
+  if (error instanceof IdempotencyError && error.refusal === "in-progress") {
+    reply.headers = { "retry-after": String(IN_PROGRESS_RETRY_AFTER_S) };
+  }
+  return reply;
 }

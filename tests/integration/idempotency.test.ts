@@ -153,6 +153,7 @@ describe("Idempotency-Key on create", () => {
     expect(await post(body, key)).toMatchObject({
       status: 409,
       body: { detail: "A request with this Idempotency-Key is still in progress; retry shortly" },
+      headers: { "retry-after": "1" },
     });
     expect(await table.items()).toEqual(before);
   });

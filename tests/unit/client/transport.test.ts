@@ -1,6 +1,8 @@
-// Unit: the client's pacing of retries: Retry-After read as seconds or a date, and a backoff
-// that doubles its ceiling up to the maximum, jittered below it.
+// Unit: the client's retries: Retry-After read as seconds or a date, a backoff that doubles its
+// ceiling up to the maximum, jittered below it, and which answers are sent again, over a fetch
+// that answers as scripted (a real service cannot be made to answer a 409 in progress at will).
 import { describe, expect, it } from "vitest";
+import { createBlogClient } from "../../../client/index.mjs";
 import { DEFAULT_RETRY, backoffMs, retryAfterMs } from "../../../client/transport.mjs";
 
 describe("Retry-After and backoff", () => {
@@ -19,5 +21,54 @@ describe("Retry-After and backoff", () => {
     expect(backoffMs(3, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.baseDelayMs * 8);
     expect(backoffMs(30, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.maxDelayMs);
     expect(backoffMs(3, DEFAULT_RETRY, () => 0.5)).toBe(DEFAULT_RETRY.baseDelayMs * 4);
+  });
+});
+
+describe("what is sent again", () => {
+  /** A fetch that answers each call with the next of `answers`, and keeps what it was sent. */
+  function scripted(...answers: [number, Record<string, string>?][]) {
+    const sent: Headers[] = [];
+    const fetch: typeof globalThis.fetch = async (_url, init) => {
+      sent.push(new Headers(init?.headers));
+      const [status, headers = {}] = answers[sent.length - 1] ?? [500];
+      const body =
+        status === 201
+          ? { id: 1, title: "t", content: "c", created_at: null, updated_at: null }
+          : { detail: `answer ${sent.length}` };
+      return new Response(JSON.stringify(body), {
+        status,
+        headers: { "content-type": "application/json", ...headers },
+      });
+    };
+    const blog = createBlogClient({
+      baseUrl: "http://service.test",
+      fetch,
+      retry: { baseDelayMs: 1, maxDelayMs: 1 },
+    });
+    return { blog, sent };
+  }
+
+  it("a create whose key its first request still holds (409 with Retry-After), with the same key", async () => {
+    const { blog, sent } = scripted([409, { "retry-after": "0" }], [201]);
+    const created = await blog.createPost({ title: "t", content: "c" });
+    expect(created.response.status).toBe(201);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]?.get("idempotency-key")).toBe(sent[0]?.get("idempotency-key"));
+  });
+
+  it("not a 409 without Retry-After: a taken id stays taken", async () => {
+    const { blog, sent } = scripted([409], [201]);
+    await expect(blog.createPost({ id: 1, title: "t", content: "c" })).rejects.toMatchObject({
+      status: 409,
+      detail: "answer 1",
+    });
+    expect(sent).toHaveLength(1);
+  });
+
+  it("not a create without its key, which could then be made twice", async () => {
+    const { blog, sent } = scripted([503], [201]);
+    const { error } = await blog.api.POST("/api/post", { body: { title: "t", content: "c" } });
+    expect(error).toEqual({ detail: "answer 1" });
+    expect(sent).toHaveLength(1);
   });
 });

@@ -19,7 +19,7 @@ describe("corsHeaders", () => {
   it("names a listed origin, exposes Location and ETag, and varies by origin", () => {
     expect(corsHeaders([A, B], B)).toEqual({
       "access-control-allow-origin": B,
-      "access-control-expose-headers": "Location, ETag",
+      "access-control-expose-headers": "Location, ETag, Retry-After",
       vary: "origin",
     });
   });
@@ -34,7 +34,7 @@ describe("corsHeaders", () => {
   it("allows any origin with *, the same answer for all", () => {
     expect(corsHeaders(["*"], "https://x.example")).toEqual({
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": "Location, ETag",
+      "access-control-expose-headers": "Location, ETag, Retry-After",
     });
   });
 

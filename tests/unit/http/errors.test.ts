@@ -51,6 +51,10 @@ describe("error mapping", () => {
     expect(response.headers["content-type"]).toBe("application/json");
     expect(response.headers["x-content-type-options"]).toBe("nosniff");
     expect(response.headers["cache-control"]).toBe("no-store");
+    // Only the refusal that the same request sent again later resolves says when to send it.
+    expect(response.headers["retry-after"]).toBe(
+      error instanceof IdempotencyError && error.refusal === "in-progress" ? "1" : undefined,
+    );
   });
 
   it("logs the stack of an unexpected error but never returns it", async () => {
