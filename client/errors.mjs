@@ -50,15 +50,15 @@ export class UnreachableError extends BlogClientError {
 /** An answer whose body is not the JSON this API sends: some other server is at that address. */
 export class NotJsonError extends BlogClientError {
   /**
-   * @param {{ method: string, url: string, status: number, cause?: unknown }} answer
+   * @param {{ method: string, url: string, status?: number, cause?: unknown }} answer
    */
   constructor({ method, url, status, cause }) {
     super(
-      `${method} ${url} answered ${status} with a body that is not this API's JSON: ` +
-        "is the base URL a service of this API?",
+      `${method} ${url} answered ${status === undefined ? "" : `${status} `}with a body that ` +
+        "is not this API's JSON: is the base URL a service of this API?",
       { method, url, cause },
     );
-    /** The HTTP status of the answer. */
+    /** The HTTP status of the answer, when known (a success's body is parsed after its status). */
     this.status = status;
   }
 }

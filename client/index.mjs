@@ -55,8 +55,8 @@ export function createBlogClient(options) {
       result = await send();
     } catch (error) {
       if (error instanceof BlogClientError) throw error;
-      if (error instanceof SyntaxError)
-        throw new NotJsonError({ method, url, status: 200, cause: error });
+      // A success whose body claimed to be JSON and was not (openapi-fetch parsed it).
+      if (error instanceof SyntaxError) throw new NotJsonError({ method, url, cause: error });
       throw error;
     }
     const { response } = result;

@@ -62,8 +62,9 @@ export async function using(service, call) {
     }
     if (error instanceof NotJsonError) {
       throw new StopError(
-        `${service.name} answered ${error.method} ${error.url} with ${error.status} and a body ` +
-          "that is not JSON: is it a service of this API?",
+        `${service.name} answered ${error.method} ${error.url} with ` +
+          `${error.status === undefined ? "" : `${error.status} and `}a body that is not JSON: ` +
+          "is it a service of this API?",
       );
     }
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {

@@ -253,9 +253,11 @@ describe("failures that are not answers", () => {
       for (const id of [1, 2, 3]) {
         const error = await failure(blog.getPost(id));
         expect(error).toBeInstanceOf(NotJsonError);
+        // HTML is refused by its type, before its body; bad JSON once parsed, after its status.
+        expect((error as NotJsonError).status).toBe([200, undefined, 502][id - 1]);
         expect(error.message).toMatch(
           new RegExp(
-            `^GET http://127\\.0\\.0\\.1:${port}/api/post/${id} answered \\d+ with a body that is not this API's JSON`,
+            `^GET http://127\\.0\\.0\\.1:${port}/api/post/${id} answered (\\d+ )?with a body that is not this API's JSON`,
           ),
         );
       }
