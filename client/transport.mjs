@@ -14,7 +14,8 @@ import { NotJsonError, UnreachableError } from "./errors.mjs";
  * @property {string | (() => string | undefined | Promise<string | undefined>)} [token]
  *   The bearer token, or a function asked before every attempt (for a token that is renewed).
  * @property {Partial<RetryPolicy>} [retry]
- * @property {number} [timeoutMs] One attempt's time limit, connection included.
+ * @property {number} [timeoutMs] How long one attempt may wait for the answer's status and
+ *   headers, connection included; its body may take longer (a large list streams for minutes).
  * @property {typeof fetch} [fetch] The fetch to send with; the platform's by default.
  * @property {(retry: { attempt: number, method: string, url: string, why: string }) => void} [onRetry]
  *   Told before each pause, for a caller that counts or shows retries.
@@ -29,7 +30,20 @@ export const DEFAULT_RETRY = {
 };
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A pause that the caller's abort ends at once, with the abort's reason. */
+const sleep = (/** @type {number} */ ms, /** @type {AbortSignal} */ signal) =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
 
 /** Retry-After as milliseconds (seconds, or an HTTP date), or undefined when absent or unreadable. */
 export function retryAfterMs(/** @type {string | null} */ header, now = Date.now()) {
@@ -84,12 +98,20 @@ export function transport(/** @type {TransportOptions} */ options = {}) {
       const headers = new Headers(request.headers);
       const bearer = token ?? (typeof options.token === "function" ? await options.token() : "");
       if (bearer && !headers.has("authorization")) headers.set("authorization", `Bearer ${bearer}`);
-      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]);
+      // The time limit runs until the status and headers arrive, then stops: the signal also
+      // governs the body, which a large list takes longer to send.
+      const limit = new AbortController();
+      const timer = setTimeout(
+        () => limit.abort(new DOMException("no answer in time", "TimeoutError")),
+        timeoutMs,
+      );
+      const signal = AbortSignal.any([request.signal, limit.signal]);
       /** @type {Response} */
       let response;
       try {
         response = await send(url, { method, headers, body, signal, redirect: request.redirect });
       } catch (error) {
+        clearTimeout(timer);
         // The caller's own abort is not a failure of the service: it leaves as it came.
         if (request.signal.aborted) throw request.signal.reason;
         const reason = describeFailure(error, timeoutMs);
@@ -97,6 +119,7 @@ export function transport(/** @type {TransportOptions} */ options = {}) {
         await pause(attempt, reason);
         continue;
       }
+      clearTimeout(timer);
       if (transient(response) && !last) {
         await response.body?.cancel();
         const asked = retryAfterMs(response.headers.get("retry-after"));
@@ -115,6 +138,7 @@ export function transport(/** @type {TransportOptions} */ options = {}) {
       options.onRetry?.({ attempt: attempt + 1, method, url, why });
       await sleep(
         asked === undefined ? backoffMs(attempt, policy) : Math.min(asked, policy.maxRetryAfterMs),
+        request.signal,
       );
     }
   };

@@ -267,6 +267,51 @@ describe("failures that are not answers", () => {
   });
 });
 
+describe("the time limit", () => {
+  /** A server that sends its status and headers at once, then the post's body after `bodyAfterMs`. */
+  async function slowServer(headersAfterMs: number, bodyAfterMs: number) {
+    const post = { id: 1, title: "t", content: "c", created_at: null, updated_at: null };
+    const server = createServer((_request, response) => {
+      setTimeout(() => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.flushHeaders();
+        setTimeout(() => response.end(JSON.stringify(post)), bodyAfterMs);
+      }, headersAfterMs);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  it("covers the wait for the status and headers, not the body: a list may stream for minutes", async () => {
+    const server = await slowServer(0, 400);
+    try {
+      const blog = client({ baseUrl: server.url, timeoutMs: 100, retry: { attempts: 1 } });
+      const read = await blog.getPost(1);
+      expect(read.notModified ? undefined : read.post.id).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("ends an attempt whose status does not come in time: UnreachableError, saying so", async () => {
+    const server = await slowServer(400, 0);
+    try {
+      const blog = client({ baseUrl: server.url, timeoutMs: 100, retry: { attempts: 1 } });
+      const error = await failure(blog.getPost(1));
+      expect(error).toBeInstanceOf(UnreachableError);
+      expect(error.message).toBe(
+        `GET ${server.url}/api/post/1: the service cannot be reached (no answer within 0.1 s)`,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("docs/api.md's example (client/example.ts)", () => {
   const example = readFileSync(new URL("../../client/example.ts", import.meta.url), "utf8");
 

@@ -65,6 +65,15 @@ describe("what is sent again", () => {
     expect(sent).toHaveLength(1);
   });
 
+  it("not after the caller aborts: a pause of a minute ends with the abort", async () => {
+    const { blog, sent } = scripted([503, { "retry-after": "60" }], [200]);
+    const started = Date.now();
+    const call = blog.listPosts({ signal: AbortSignal.timeout(50) });
+    await expect(call).rejects.toMatchObject({ name: "TimeoutError" });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(sent).toHaveLength(1);
+  });
+
   it("not a create without its key, which could then be made twice", async () => {
     const { blog, sent } = scripted([503], [201]);
     const { error } = await blog.api.POST("/api/post", { body: { title: "t", content: "c" } });
