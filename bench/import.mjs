@@ -27,7 +27,7 @@ const COUNT = Number(values.posts);
 const CONCURRENCY = Number(values.concurrency);
 /** Every phase gives up after this long; the whole run stays under a few minutes. */
 const PHASE_LIMIT_MS = 180_000;
-/** The goal the issue of speed sets: the import at least this fraction of the floor's rate. */
+/** The import's goal: at least this fraction of the floor's rate. */
 const RATE_GOAL = 0.8;
 
 /** A post of about 500 bytes, as a blog's would be at the small end. */

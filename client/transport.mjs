@@ -83,7 +83,9 @@ const repeatable = (/** @type {Request} */ request) =>
 
 /** A fetch for openapi-fetch that adds the token, retries and turns failures into typed errors. */
 export function transport(/** @type {TransportOptions} */ options = {}) {
-  const policy = { ...DEFAULT_RETRY, ...options.retry };
+  // A setting given as undefined keeps its default, or `attempts: undefined` would never stop.
+  const given = Object.entries(options.retry ?? {}).filter(([, value]) => value !== undefined);
+  const policy = { ...DEFAULT_RETRY, ...Object.fromEntries(given) };
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = options.fetch ?? globalThis.fetch.bind(globalThis);
 
@@ -121,7 +123,8 @@ export function transport(/** @type {TransportOptions} */ options = {}) {
       }
       clearTimeout(timer);
       if (transient(response) && !last) {
-        await response.body?.cancel();
+        // An answer already cut off cannot be cancelled; it is sent again all the same.
+        await response.body?.cancel().catch(() => undefined);
         const asked = retryAfterMs(response.headers.get("retry-after"));
         await pause(attempt, `answered ${response.status}`, asked);
         continue;
@@ -156,7 +159,7 @@ function refuseForeign(
   if (response.status === 204 || response.status === 304) return;
   const type = response.headers.get("content-type") ?? "";
   if (/^application\/([\w.+-]+\+)?json\b/i.test(type)) return;
-  void response.body?.cancel();
+  void response.body?.cancel().catch(() => undefined);
   throw new NotJsonError({ method, url, status: response.status });
 }
 

@@ -25,7 +25,7 @@ Exit codes: 0 every step passed; 1 a step failed (its line says what differed); 
 /** How long the steps may take in all, and then the clean-up. */
 const STEPS_BUDGET_MS = 50_000;
 const CLEANUP_BUDGET_MS = 10_000;
-/** One request's longest wait, connection included. */
+/** How long one attempt waits for an answer's status and headers, connection included. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /**

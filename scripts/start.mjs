@@ -211,7 +211,7 @@ Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${se
   DELETE /api/post/{post_pk}  delete a post
 Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -d '{"title":"Hello","content":"First post"}'
 Samples:  npm run seed
-Contract: openapi.yaml (OpenAPI 3.1; docs/api.md says how to open it in a viewer)
+Contract: openapi.yaml (OpenAPI 3.1; npm run docs writes a page of it)
 Reference: ${reference}
 ${authLine}Edits to handlers/ or lib/ are rebuilt and served without a restart.
 Ctrl-C stops the API and DynamoDB Local.

@@ -8,7 +8,7 @@ import { StopError, importWithPackages } from "./cli.mjs";
  * @typedef {{ blog: BlogClient, root: string, name: string, token?: string, retries: number }} Service
  */
 
-/** Attempts per call: 429s and 5xx of a service under load are waited out for about a minute. */
+/** Attempts per call: a service under load gets 7 retries, each after a Retry-After or backoff. */
 export const ATTEMPTS = 8;
 
 /** The client (it needs the project's packages, openapi-fetch: without them, one line). */
