@@ -2,6 +2,7 @@
 // each importing one bundle (or a floor) and answering one event; rounds rotate the order so a
 // drift in speed touches every variant alike. A handler's init (the import, its top-level await
 // included) and its first invoke are reported apart: init does the first request's storage work.
+import { SignJWT } from "jose";
 import { handlerNames } from "../scripts/build.mjs";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { RUNTIME_NODE_VERSION, installRuntimeNode } from "../scripts/runtime-node.mjs";
@@ -15,13 +16,32 @@ const [EMPTY, SDK] = ["empty handler", "bare SDK GetItem (no handler)"];
 /** @type {Record<string, string>} */
 const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/floor/index.mjs` };
 
+// The token authorizer is asked to check a write token. It runs as serverless-offline runs it
+// (IS_OFFLINE): the token's claims are checked, not its signature, so no issuer is fetched.
+const ISSUER = "https://issuer.example";
+const authorizerEnv = { IS_OFFLINE: "true", AUTH_ISSUER_URL: ISSUER, AUTH_AUDIENCE: "blog" };
+const authorizerToken = () =>
+  new SignJWT({ iss: ISSUER, aud: "blog", sub: "bench", scope: "posts/write" })
+    .setProtectedHeader({ alg: "HS256" })
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode("a key only the bench knows, 32 bytes or more"));
+/** The authorizer's case: a TOKEN event, answered with a policy (the child reports "policy"). */
+const authorizerCase = async () => {
+  const event = {
+    type: "TOKEN",
+    authorizationToken: `Bearer ${await authorizerToken()}`,
+    methodArn: "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post",
+  };
+  return { table: TABLES.small, status: "policy", env: authorizerEnv, event: () => event };
+};
+
 /** @type {import("./context.mjs").Section} */
 export const coldStart = {
   title: `cold start, on Node ${RUNTIME_NODE_VERSION} (the functions' runtime)`,
   /** Medians per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
-    /** @type {Record<string, import("./context.mjs").HandlerCase>} */
-    const cases = handlerCases("cold");
+    /** @type {Record<string, { table: string, status: number | string, env?: Record<string, string>, event: (i: number) => unknown }>} */
+    const cases = { ...handlerCases("cold"), "authorize-writes": await authorizerCase() };
     // A new list instance over the big table: its init builds the list the first invoke answers.
     const list = cases["list-posts"];
     // 10 MB of JSON is over Lambda's 6 MB answer: it is asked for gzipped, as a client would.
@@ -37,7 +57,8 @@ export const coldStart = {
       if (!spec) throw new Error(`no request for ${variant}`);
       const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
       const args = [`${benchDir}/cold-child.mjs`, module, JSON.stringify(spec.event(round))];
-      const run = await runNode(args, lambdaEnv(endpoint, spec.table), LIMITS.childTimeoutMs, node);
+      const env = { ...lambdaEnv(endpoint, spec.table), ...spec.env };
+      const run = await runNode(args, env, LIMITS.childTimeoutMs, node);
       const { status, answered: answeredMs, imported: importedMs, started: startedMs } = run.report;
       if (status !== spec.status) throw new Error(`cold ${variant} answered ${status}`);
       const [spawnToAnswerMs, spawnToExitMs] = [run.firstLineMs, run.exitMs];

@@ -3,6 +3,7 @@
 // posts, create throughput. Prints a table of ratios and writes bench/results.json. Every loop is
 // bounded by a count and a time budget; DynamoDB Local is stopped however the run ends.
 import { rm, writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
 import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
@@ -20,6 +21,21 @@ import { warm } from "./warm.mjs";
 // The sections run on DynamoDB Local, in this order, each kept in results.json under its key.
 // listCache after list: it retitles post 1 of the 10,000-post table.
 const SECTIONS = { cold: coldStart, warm, list, listCache, listStream, throughput };
+
+const USAGE = `Usage: npm run bench [-- --help]
+
+Builds the handlers, starts its own in-memory DynamoDB Local, seeds it, and measures every
+handler (the token authorizer's cold start included) beside a floor measured in the same run.
+Prints a table of ratios and writes bench/results.json. Takes about five minutes.`;
+try {
+  if (parseArgs({ options: { help: { type: "boolean", short: "h" } } }).values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+} catch (error) {
+  console.error(`bench: ${/** @type {Error} */ (error).message} (see --help)`);
+  process.exit(2);
+}
 
 // Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
 try {
