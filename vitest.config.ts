@@ -17,15 +17,28 @@ export default defineConfig({
     // The slowest files first when no earlier run's durations are kept (a fresh clone).
     sequence: { sequencer: SlowestFirst },
     projects: [
-      // Pure rules, handlers over memory, bundles built in memory: no Java, nothing written.
+      // Pure rules and handlers over memory: no other process, no Java, nothing written.
       { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
-      // Everything that needs DynamoDB Local, the bundles or serverless-offline.
+      // The checks CI runs once (npm run lint's linters, the docs' links, the reference page),
+      // each shown to fail on a small fixture: they do not depend on the Node they run on.
+      { extends: true, test: { name: "tools", include: ["tests/tools/**/*.test.ts"] } },
+      // The service itself, on DynamoDB Local: storage, the handlers, HTTP through
+      // serverless-offline and a browser, the runtime client, hostile input.
       {
         extends: true,
         test: {
-          name: "storage",
-          include: ["tests/**/*.test.ts"],
-          exclude: ["tests/unit/**"],
+          name: "service",
+          include: ["tests/{integration,http,fuzz,browser}/**/*.test.ts"],
+          globalSetup: ["tests/helpers/global-setup.ts"],
+        },
+      },
+      // The developer's commands (npm start, import, export, smoke, token) and the packaged
+      // template: what runs on the developer's machine, not on Lambda.
+      {
+        extends: true,
+        test: {
+          name: "commands",
+          include: ["tests/{scripts,packaging}/**/*.test.ts"],
           globalSetup: ["tests/helpers/global-setup.ts"],
         },
       },

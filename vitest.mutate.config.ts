@@ -18,16 +18,9 @@ export default defineConfig({
         // Other processes (worker pools, a restarted DynamoDB Local, the contract's linters, its
         // reference page and the client's generator) never see a mutant; the client is not lib/.
         exclude: [
-          "tests/unit/bundle.test.ts",
-          "tests/unit/architecture.test.ts",
-          "tests/unit/docs-links.test.ts",
-          "tests/unit/contract-lint.test.ts",
-          "tests/unit/reference-page.test.ts",
-          "tests/unit/client-types.test.ts",
           "tests/unit/client/**",
           "tests/integration/workload.test.ts",
           "tests/integration/list-cache-workload.test.ts",
-          "tests/integration/outage.test.ts",
         ],
         isolate: false,
         globalSetup: ["tests/helpers/global-setup.ts"],
@@ -42,21 +35,12 @@ export default defineConfig({
         // One process for every file a mutant's tests are in, instead of a fresh one per file:
         // the run takes half the time, and each test sets the process state it needs (TZ).
         isolate: false,
-        // The bundle test weighs lib/ bundled, and mutated sources are instrumented, so larger;
-        // the architecture, docs and contract tests read the lint configuration, the docs and
-        // openapi.yaml, not lib/; the contract's request test holds openapi.yaml to the rules,
-        // with seconds of generated cases a run, where the rules' own tests hold the code; the
-        // contract's linters, its reference page and the client's types run other programs on
-        // openapi.yaml; the client's own tests hold client/, not lib/.
+        // The contract tests read openapi.yaml, not lib/; its request test holds openapi.yaml to
+        // the rules, with seconds of generated cases a run, where the rules' own tests hold the
+        // code; the client's own tests hold client/, not lib/. tests/tools is never included.
         exclude: [
-          "tests/unit/bundle.test.ts",
-          "tests/unit/architecture.test.ts",
-          "tests/unit/docs-links.test.ts",
           "tests/unit/contract.test.ts",
           "tests/unit/contract-requests.test.ts",
-          "tests/unit/contract-lint.test.ts",
-          "tests/unit/reference-page.test.ts",
-          "tests/unit/client-types.test.ts",
           "tests/unit/client/**",
         ],
       },

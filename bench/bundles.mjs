@@ -30,7 +30,7 @@ const bytesOf = async (/** @type {esbuild.BuildOptions} */ options) => {
 
 /** Builds every handler, measures it beside its floor, and builds the floor bundle. */
 export async function buildBundles() {
-  const results = await build({ outdir: staging, metafile: true });
+  const results = await build({ outdir: staging });
   /** @type {Bundles} */
   const bundles = {};
   for (const [index, name] of handlerNames.entries()) {

@@ -54,6 +54,10 @@ export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
       resolve(code);
     }),
   );
+  // Last resort if this process ends without calling stop() (a test that timed out while a
+  // restart was under way, a crash): Java would otherwise outlive it.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   const endpoint = `http://127.0.0.1:${chosenPort}`;
   const stop = async () => {
     if (!exited) {
@@ -62,6 +66,7 @@ export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
       await exit;
       clearTimeout(timer);
     }
+    process.off("exit", killOnExit);
   };
   const client = localClient(endpoint);
   const deadline = Date.now() + 60_000;

@@ -9,7 +9,7 @@ import { FuzzHarness, KNOWN_IDS } from "./harness.js";
 import { validCreatePayload, validUpdatePayload } from "./fields.js";
 import type { Item } from "./model.js";
 
-const RUNS = Math.max(1, Math.floor(Number(process.env.FUZZ_RUNS) || 400));
+const RUNS = Math.max(1, Math.floor(Number(process.env.FUZZ_RUNS) || 100));
 const SEED = Math.floor(Number(process.env.FUZZ_SEED) || 20_260_304);
 /** Per property: generous per case, so a long FUZZ_RUNS run is not cut short by vitest. */
 const TIMEOUT = 60_000 + RUNS * 300;

@@ -20,7 +20,26 @@ export default async function setup(project: TestProject) {
     console.error(`\n${error.message}\n`);
     process.exit(1);
   }
-  // Built once, before any test file runs: the HTTP and packaging tests read dist/.
+  // The service and commands projects share one build and one DynamoDB Local: both name this
+  // setup, which vitest runs once per project, in one process.
+  const shared = ((globalThis as { [SHARED]?: Shared })[SHARED] ??= { users: 0 });
+  shared.users += 1;
+  const db = await (shared.started ??= buildAndStart());
+  project.provide("dynamoEndpoint", db.endpoint);
+  return async () => {
+    shared.users -= 1;
+    if (shared.users === 0) await db.stop();
+  };
+}
+
+const SHARED = Symbol.for("blog-post-api.global-setup");
+interface Shared {
+  users: number;
+  started?: ReturnType<typeof buildAndStart>;
+}
+
+/** The bundles built (the HTTP and packaging tests read dist/) and DynamoDB Local started. */
+async function buildAndStart() {
   const building = build();
   const db = await startDynamoDbLocal();
   try {
@@ -29,6 +48,5 @@ export default async function setup(project: TestProject) {
     await db.stop();
     throw error;
   }
-  project.provide("dynamoEndpoint", db.endpoint);
-  return () => db.stop();
+  return db;
 }

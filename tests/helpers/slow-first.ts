@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const SLOWEST = [
   "tests/fuzz/hostile-input.test.ts",
   "tests/scripts/import-export.test.ts",
+  "tests/scripts/setup-errors.test.ts",
   "tests/http/warm-instances.test.ts",
   "tests/packaging/security.test.ts",
   "tests/integration/deadline.test.ts",
@@ -17,7 +18,7 @@ const SLOWEST = [
   "tests/integration/init-work.test.ts",
   "tests/integration/list-cache-workload.test.ts",
   "tests/integration/sdk-retries.test.ts",
-  "tests/integration/outage.test.ts",
+  "tests/integration/storage-failure.test.ts",
   "tests/integration/idempotency.test.ts",
 ];
 

@@ -122,7 +122,7 @@ describe("without Java 17", () => {
     const vitest = join(root, "node_modules/vitest/vitest.mjs");
     const outcome = await run(
       process.execPath,
-      [vitest, "run", "--project", "storage", "tests/http/cors.test.ts"],
+      [vitest, "run", "--project", "service", "tests/http/cors.test.ts"],
       { ...process.env, PATH: withoutJava },
     );
     expectOneCleanMessage(outcome, /Java not found/, ...JAVA_HOW_TO);
