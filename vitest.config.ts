@@ -10,6 +10,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // A worker ended by a signal still stops the processes its tests started.
+    setupFiles: ["tests/helpers/exit-on-signal.ts"],
     // Most test files spend their time waiting on other processes (DynamoDB Local,
     // serverless-offline, a retry's backoff), so twice as many files as cores run at once, where
     // vitest would run one fewer than the cores: one file at a time on 2 cores.
