@@ -2,7 +2,9 @@
 // the first request's work done while the instance initializes.
 import { setFlagsFromString } from "node:v8";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { gzipMemo } from "../http/compress.js";
 import { type Logger, createLogger } from "../http/logger.js";
+import { listPosts, prepareList } from "../http/routes.js";
 import type { PostRepository } from "../posts/repository.js";
 import { createDocumentClient } from "../storage/client.js";
 import { DynamoPostRepository } from "../storage/dynamo-repository.js";
@@ -83,4 +85,15 @@ export async function warmUp(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The list's handler, its first list's work done at init: the whole list kept by storage's list
+ * cache and its gzip by the handler's own memo, the list checked against the change marker like
+ * any kept list, so a write after init is still seen.
+ */
+export async function preparedListHandler(runtime: Runtime) {
+  const compress = gzipMemo();
+  await warmUp(runtime, (posts, signal) => prepareList(posts, signal, compress));
+  return listPosts(runtime.posts, runtime.logger, runtime.corsOrigins, compress);
 }

@@ -34,3 +34,12 @@ export function corsHeaders(
     vary: "origin",
   };
 }
+
+/** Adds the CORS headers to an answer's, one Vary naming everything the answer varies by. */
+export function withCors(headers: Record<string, string>, cors: Record<string, string>): void {
+  const { vary, ...rest } = cors;
+  Object.assign(headers, rest);
+  if (vary !== undefined) {
+    headers.vary = headers.vary === undefined ? vary : `${headers.vary}, ${vary}`;
+  }
+}

@@ -1,16 +1,10 @@
-// Responses: a route's reply as it goes out (status, headers and the body's bytes, gzipped when
-// the client accepts it, the last tagged gzip remembered), buffered or streamed alike.
-import { once } from "node:events";
-import { createGzip, constants as zlib } from "node:zlib";
+// Responses: a route's reply as it goes out (status, headers and the body's bytes, gzipped by
+// compress.ts when the client accepts it), buffered or streamed alike.
+import { CHUNK_BYTES, type Compress, type Piece, gzipPieces, toBytes } from "./compress.js";
 import { gzippedEtag, matchesIfNoneMatch } from "./conditional.js";
 
 /** Bodies smaller than this are not worth compressing. */
 const GZIP_MIN_BYTES = 1024;
-/** The size of each piece of body handed on: large enough to keep writes few, small to keep memory flat. */
-export const CHUNK_BYTES = 64 * 1024;
-
-/** A piece of a body: text, or UTF-8 bytes. */
-export type Piece = string | Uint8Array;
 
 /** What a route returns; the wrapper turns it into the HTTP response. */
 export interface Reply {
@@ -53,27 +47,6 @@ const JSON_HEADERS = { "content-type": "application/json", "x-content-type-optio
 /** Error answers describe one moment (a missing post, a storage fault): no cache may keep them. */
 const ERROR_HEADERS = { "cache-control": "no-store" };
 
-/**
- * Whether an Accept-Encoding header allows gzip: named with a non-zero q, or covered by `*`
- * with a non-zero q when gzip is not named at all (an explicit `gzip;q=0` wins over `*`).
- */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  const weights = new Map<string, number>();
-  for (const part of header.split(",")) {
-    const [coding, ...params] = part.toLowerCase().split(";") as [string, ...string[]];
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    weights.set(coding.trim(), q === undefined ? 1 : Number(q.slice(2)));
-  }
-  const weight = weights.get("gzip") ?? weights.get("*") ?? 0;
-  return weight > 0;
-}
-
-/** A piece as bytes: text encoded as UTF-8, bytes as they are. */
-const toBytes = (piece: Piece): Uint8Array =>
-  // Stryker disable next-line ConditionalExpression: copying bytes would only cost time
-  typeof piece === "string" ? Buffer.from(piece) : piece;
-
 /** The size of a piece in bytes. */
 const sizeOfPiece = (piece: Piece): number => Buffer.byteLength(piece);
 
@@ -101,66 +74,6 @@ export function textOf(pieces: readonly Piece[]): string {
   return Buffer.concat(pieces.map(toBytes)).toString("utf8");
 }
 
-/** The body's pieces gzipped, as the compressor's own chunks: the whole text is never joined. */
-export async function gzipPieces(pieces: Iterable<Piece>): Promise<Buffer[]> {
-  const out: Buffer[] = [];
-  // Stryker disable next-line ObjectLiteral: the level trades size for speed; any level is valid gzip
-  const gzip = createGzip({ level: zlib.Z_BEST_SPEED });
-  gzip.on("data", (chunk: Buffer) => out.push(chunk));
-  const ended = once(gzip, "end");
-  // Resolves once the compressor has consumed `chunk`, so its memory may be written again.
-  const write = (chunk: Uint8Array) =>
-    new Promise<void>((resolve, reject) =>
-      gzip.write(chunk, (error) => (error ? reject(error) : resolve())),
-    );
-  // The pieces are copied into one scratch buffer and handed over a batch at a time: one write
-  // per post would cost a round trip each, and a new buffer per batch a copy of the whole body.
-  const scratch = Buffer.allocUnsafe(CHUNK_BYTES);
-  let used = 0;
-  for (const piece of pieces) {
-    const bytes = toBytes(piece);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: only how often it writes
-    if (used + bytes.length > scratch.length) {
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty write adds nothing
-      if (used > 0) await write(scratch.subarray(0, used));
-      used = 0;
-    }
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: only how often it writes
-    if (bytes.length > scratch.length) {
-      await write(bytes);
-    } else {
-      scratch.set(bytes, used);
-      used += bytes.length;
-    }
-  }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty write adds nothing
-  if (used > 0) await write(scratch.subarray(0, used));
-  gzip.end();
-  await ended;
-  return out;
-}
-
-/**
- * The last tagged body this instance gzipped. A list answered again from the list cache has the
- * same ETag, so it is sent without compressing it again; the tag is a hash of the JSON, so an
- * equal tag means an equal body.
- */
-let lastGzipped: { etag: string; chunks: Promise<Buffer[]> } | undefined;
-
-/** `pieces` gzipped; from the memo when `etag` is the last tagged body's. */
-function gzipped(pieces: readonly Piece[], etag: string | undefined): Promise<Buffer[]> {
-  if (etag === undefined) return gzipPieces(pieces);
-  if (lastGzipped?.etag !== etag) {
-    const chunks = gzipPieces(pieces);
-    lastGzipped = { etag, chunks };
-    // A failed compression is not remembered: the next request tries again.
-    chunks.catch(() => {
-      if (lastGzipped?.chunks === chunks) lastGzipped = undefined;
-    });
-  }
-  return lastGzipped.chunks;
-}
-
 /** A reply ready to go out: its status, its headers and its body's bytes, in order. */
 export interface Outgoing {
   statusCode: number;
@@ -181,13 +94,14 @@ function sizeOf(pieces: readonly Piece[], known: number | undefined): number {
 }
 
 /**
- * The answer to send for a reply, gzipped when `gzip` and the body is worth it. `compress` is
- * for tests: real compression cannot be steered to an exact size.
+ * The answer to send for a reply, gzipped by `compress` when `gzip` and the body is worth it: a
+ * handler's own memo (compress.ts), or in tests a stand-in, since real compression cannot be
+ * steered to an exact size.
  */
 export async function outgoing(
   reply: Reply,
   gzip: boolean,
-  compress: (pieces: readonly Piece[], etag: string | undefined) => Promise<Buffer[]> = gzipped,
+  compress: Compress = gzipPieces,
 ): Promise<Outgoing> {
   if (reply.statusCode === 304) {
     // Not Modified carries no body, only the validators the client already holds.

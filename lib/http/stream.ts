@@ -4,16 +4,10 @@
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import {
-  type ApiHandler,
-  type LambdaContext,
-  type RouteOptions,
-  answering,
-  httpHandler,
-} from "./handler.js";
+import { type ApiHandler, httpHandler } from "./handler.js";
 import type { Logger } from "./logger.js";
-import { type Outgoing, type Reply, batches, errorOutgoing } from "./response.js";
-import type { ApiRequest } from "./request.js";
+import { type BusinessStep, type LambdaContext, type RouteOptions, pipeline } from "./pipeline.js";
+import { type Outgoing, batches, errorOutgoing } from "./response.js";
 
 /** The part of the Lambda Node runtime's `awslambda` global a streamed answer uses. */
 export interface LambdaStreaming {
@@ -103,23 +97,18 @@ export async function writeStreamed(
  * elsewhere (serverless-offline, tests): the same status, headers and bytes either way.
  */
 export function streamedHandler(
-  step: (request: ApiRequest) => Promise<Reply>,
+  step: BusinessStep,
   logger: Logger,
   options?: RouteOptions,
   lambda = streamingRuntime(),
 ): ApiHandler {
   if (!lambda) return httpHandler(step, logger, options);
-  const answer = answering(step, logger, options);
+  const run = pipeline(step, logger, options);
   // The runtime calls what streamifyResponse returns with a stream; nothing else calls it.
-  return lambda.streamifyResponse(async (event, stream, context) => {
-    const { response, logSent } = await answer(event, context);
-    const sent = withinStreamLimit(response);
-    try {
-      await writeStreamed(lambda, stream, sent);
-    } catch (cut) {
-      logSent(sent, cut);
-      throw cut;
-    }
-    logSent(sent);
-  }) as ApiHandler;
+  return lambda.streamifyResponse((event, stream, context) =>
+    run(event, context, {
+      prepare: withinStreamLimit,
+      write: (sent) => writeStreamed(lambda, stream, sent),
+    }),
+  ) as ApiHandler;
 }

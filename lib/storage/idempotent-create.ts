@@ -66,6 +66,23 @@ export class IdempotentCreate {
     }
   }
 
+  /** The post and its key's outcome in one transaction: the post, or why it was not written. */
+  private async writeWithKey(
+    post: Post,
+    finish: (outcome: KeyOutcome) => ReturnType<IdempotencyKeyTable["finish"]>,
+    signal?: AbortSignal,
+  ): Promise<Post | typeof ID_TAKEN | typeof KEY_LOST> {
+    const items = [{ Put: this.posts.putNew(post) }, { Update: finish({ status: 201, post }) }];
+    try {
+      await this.sender.send(new TransactWriteCommand({ TransactItems: items }), signal);
+      return post;
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      const keyLost = error.reasons[1] === "ConditionalCheckFailed";
+      return keyLost ? KEY_LOST : ID_TAKEN;
+    }
+  }
+
   /**
    * Writes the post and marks the key done in one transaction, so a post exists exactly when
    * its key says so. Returns undefined when the key was taken over by another request.
@@ -78,19 +95,7 @@ export class IdempotentCreate {
     counts?: StorageCounts,
   ) {
     const finish = (outcome: KeyOutcome) => this.keys.finish(key, owner, outcome);
-    const write = async (id: number): Promise<Post | typeof ID_TAKEN | typeof KEY_LOST> => {
-      const post = postToStore(input, id);
-      const items = [{ Put: this.posts.putNew(post) }, { Update: finish({ status: 201, post }) }];
-      try {
-        const transaction = new TransactWriteCommand({ TransactItems: items });
-        await this.sender.send(transaction, signal);
-        return post;
-      } catch (error) {
-        if (!(error instanceof ConditionFailed)) throw error;
-        const keyLost = error.reasons[1] === "ConditionalCheckFailed";
-        return keyLost ? KEY_LOST : ID_TAKEN;
-      }
-    };
+    const write = (id: number) => this.writeWithKey(postToStore(input, id), finish, signal);
     try {
       const written =
         input.id === undefined

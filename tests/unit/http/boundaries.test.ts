@@ -6,7 +6,8 @@ import type { APIGatewayProxyResult } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { bufferedResult, httpHandler } from "../../../lib/http/handler.js";
 import { BODY_MAX_BYTES } from "../../../lib/http/request.js";
-import { type Reply, acceptsGzip, ok, okUnlessHeld, outgoing } from "../../../lib/http/response.js";
+import { acceptsGzip } from "../../../lib/http/compress.js";
+import { type Reply, ok, okUnlessHeld, outgoing } from "../../../lib/http/response.js";
 import type { LogFields, Logger } from "../../../lib/http/logger.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 

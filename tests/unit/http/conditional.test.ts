@@ -3,12 +3,15 @@ import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { gzippedEtag, matchesIfNoneMatch } from "../../../lib/http/conditional.js";
 import { etagOf, etagOfParts } from "../../../lib/posts/etag.js";
+import { gzipMemo } from "../../../lib/http/compress.js";
 import { type Reply, okUnlessHeld, outgoing } from "../../../lib/http/response.js";
 import { bufferedResult } from "../../../lib/http/handler.js";
 
 /** A reply as a buffered function returns it. */
+/** One handler's compressor, as the pipeline gives each handler its own. */
+const memo = gzipMemo();
 const toResponse = async (reply: Reply, gzip: boolean) =>
-  bufferedResult(await outgoing(reply, gzip));
+  bufferedResult(await outgoing(reply, gzip, memo));
 
 const TAG = etagOf("[]");
 

@@ -3,12 +3,11 @@ import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
+import { acceptsGzip, gzipMemo, gzipPieces } from "../../../lib/http/compress.js";
 import {
-  acceptsGzip,
   batches,
   created,
   errorOutgoing,
-  gzipPieces,
   noContent,
   ok,
   outgoing,
@@ -161,5 +160,37 @@ describe("gzip over pieces", () => {
 
   it("makes a valid empty gzip of no pieces", async () => {
     expect(gunzipSync(Buffer.concat(await gzipPieces([]))).length).toBe(0);
+  });
+});
+
+describe("gzipMemo, a handler's memo of its last tagged gzip", () => {
+  const body = ["x".repeat(2_000)];
+
+  it("compresses a tagged body once, and again only for another tag", async () => {
+    const compress = gzipMemo();
+    const first = compress(body, '"a"');
+    expect(compress(["other bytes"], '"a"')).toBe(first);
+    const second = compress(body, '"b"');
+    expect(second).not.toBe(first);
+    expect(gunzipSync(Buffer.concat(await second)).toString()).toBe(body[0]);
+  });
+
+  it("never remembers an untagged body", () => {
+    const compress = gzipMemo();
+    expect(compress(body, undefined)).not.toBe(compress(body, undefined));
+  });
+
+  it("forgets a compression that failed, so the next request tries again", async () => {
+    const compress = gzipMemo();
+    const unreadable = {
+      get length(): number {
+        throw new Error("unreadable piece");
+      },
+    };
+    const broken = compress([unreadable as unknown as Uint8Array], '"a"');
+    await expect(broken).rejects.toThrow("unreadable piece");
+    const retried = compress(body, '"a"');
+    expect(retried).not.toBe(broken);
+    expect(gunzipSync(Buffer.concat(await retried)).toString()).toBe(body[0]);
   });
 });

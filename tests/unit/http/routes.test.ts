@@ -4,9 +4,10 @@
 import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { prepareList } from "../../../lib/http/routes.js";
+import { preparedListHandler } from "../../../lib/app/runtime.js";
+import { listPosts } from "../../../lib/http/routes.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
-import { handlersOver } from "../../helpers/handlers.js";
+import { handlersOver, recordingLogger } from "../../helpers/handlers.js";
 import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 
 describe("path ids", () => {
@@ -161,10 +162,15 @@ describe("each operation's answer", () => {
   });
 });
 
-describe("prepareList, the list's work at init", () => {
+describe("the list prepared at init (preparedListHandler)", () => {
   const gzipped = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
   const unzip = (answer: APIGatewayProxyResult) =>
     gunzipSync(Buffer.from(answer.body ?? "", "base64")).toString();
+  const runtime = (posts: InMemoryPostRepository) => ({
+    posts,
+    logger: recordingLogger().logger,
+    corsOrigins: [],
+  });
 
   it("reads the list once, and the first list answers the same body, gzipped", async () => {
     const posts = new InMemoryPostRepository();
@@ -173,28 +179,38 @@ describe("prepareList, the list's work at init", () => {
     const counted = Object.assign(Object.create(posts), {
       listJson: () => (reads++, posts.listJson()),
     }) as InMemoryPostRepository;
-    await prepareList(counted, new AbortController().signal);
+    const list = await preparedListHandler(runtime(counted));
     expect(reads).toBe(1);
-    const answer = (await handlersOver(counted).list(gzipped)) as APIGatewayProxyResult;
+    const answer = (await list(gzipped)) as APIGatewayProxyResult;
     expect(answer.isBase64Encoded).toBe(true);
     expect(JSON.parse(unzip(answer))).toHaveLength(30);
   });
 
-  it("compresses the list at init, so the first list sends the gzip made then", async () => {
-    // Two bodies under one (forged) tag: the answer shows which one was compressed, and when.
-    const bodies = ["first", "second"].map((title) =>
-      JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ id, title }))),
-    );
+  /** A repository whose lists carry one (forged) tag over a new body each time. */
+  const forged = (bodies: string[]) => {
     let call = 0;
-    const posts = Object.assign(new InMemoryPostRepository(), {
+    return Object.assign(new InMemoryPostRepository(), {
       listJson: async () => ({
         json: [bodies[call] ?? ""],
         bytes: Buffer.byteLength(bodies[call++] ?? ""),
         etag: '"prepared-at-init"',
       }),
     });
-    await prepareList(posts, new AbortController().signal);
-    const answer = (await handlersOver(posts).list(gzipped)) as APIGatewayProxyResult;
-    expect(unzip(answer)).toBe(bodies[0]);
+  };
+  const bodies = ["first", "second"].map((title) =>
+    JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ id, title }))),
+  );
+
+  it("compresses the list at init, so the first list sends the gzip made then", async () => {
+    // Two bodies under one tag: the answer shows which one was compressed, and when.
+    const list = await preparedListHandler(runtime(forged(bodies)));
+    expect(unzip((await list(gzipped)) as APIGatewayProxyResult)).toBe(bodies[0]);
+  });
+
+  it("keeps that gzip in the handler's own memo, which no other handler reads", async () => {
+    const posts = forged(bodies);
+    await preparedListHandler(runtime(posts));
+    const other = listPosts(posts, recordingLogger().logger);
+    expect(unzip((await other(gzipped)) as APIGatewayProxyResult)).toBe(bodies[1]);
   });
 });

@@ -1,0 +1,138 @@
+// The request pipeline every route goes through, one request at a time: the request's context
+// (cold start, path id, deadline, storage counts), the route's step under the deadline, errors
+// mapped to answers, the answer's bytes (compressed by the handler's own memo) with its CORS
+// headers, then a writer sends it (buffered, or streamed by stream.ts) and the log line says
+// what was sent. Each step is a function of its own here or in the module named.
+import type { APIGatewayProxyEvent, Context } from "aws-lambda";
+import { StorageError } from "../posts/errors.js";
+import type { StorageCounts } from "../posts/repository.js";
+import { type Compress, acceptsGzip, gzipMemo } from "./compress.js";
+import { corsHeaders, withCors } from "./cors.js";
+import { errorReply } from "./errors.js";
+import { type RequestRecord, logRequest } from "./log-line.js";
+import { type InvocationContext, type Logger, invocationFields } from "./logger.js";
+import { type ApiRequest, apiRequest, findHeader } from "./request.js";
+import { type Outgoing, type Reply, errorOutgoing, outgoing } from "./response.js";
+
+/** What a route does with a request. */
+export type BusinessStep = (request: ApiRequest) => Promise<Reply>;
+/** What Lambda hands a function besides the event; absent in tests. */
+export type LambdaContext = Pick<Context, "getRemainingTimeInMillis"> & InvocationContext;
+
+/** How a route is wrapped. */
+export interface RouteOptions {
+  /** The route's path parameter that names the resource (`{post_pk}`), shown to the step as `pathId`. */
+  pathParameter?: string;
+  /** The origins whose browser apps may read the answers (CORS_ORIGINS); none by default. */
+  corsOrigins?: readonly string[];
+  /** The handler's compressor; by default a memo of its own (compress.ts). */
+  compress?: Compress;
+}
+
+/** The last step: sends the answer, after `prepare` had the last word on it. */
+export interface Writer<R> {
+  prepare?(response: Outgoing): Outgoing;
+  write(sent: Outgoing): Promise<R>;
+}
+
+/** Time left for a request when there is no Lambda context (tests): the functions' timeout. */
+const DEFAULT_TIME_LEFT_MS = 10_000;
+/** Kept back from the function's timeout to answer before Lambda cuts the request off. */
+const ANSWER_MARGIN_MS = 1_000;
+
+/** A request's context: what the log line reports, and the deadline its storage calls obey. */
+interface RequestContext extends RequestRecord {
+  deadline: AbortController;
+  timeLeftMs: number;
+}
+
+function openContext(
+  event: APIGatewayProxyEvent,
+  context: LambdaContext | undefined,
+  coldStart: boolean,
+  pathParameter: string | undefined,
+): RequestContext {
+  return {
+    event,
+    started: performance.now(),
+    invocation: invocationFields(context, coldStart),
+    // Stryker disable next-line ConditionalExpression: API Gateway sends no parameter named "undefined"
+    pathId: pathParameter === undefined ? undefined : event.pathParameters?.[pathParameter],
+    counts: {} satisfies StorageCounts,
+    deadline: new AbortController(),
+    timeLeftMs: context?.getRemainingTimeInMillis() ?? DEFAULT_TIME_LEFT_MS,
+  };
+}
+
+/**
+ * The step's reply, or the answer to what it threw. It gives up in time to answer before the
+ * function's timeout: the client gets `DB ERROR: TimeoutError` rather than the gateway's bare
+ * 5xx, and the deadline is aborted so the storage call in flight is cancelled instead of landing
+ * after that answer.
+ */
+async function replyWithin(step: BusinessStep, ctx: RequestContext) {
+  const ms = Math.max(ctx.timeLeftMs - ANSWER_MARGIN_MS, 0);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new StorageError(`TimeoutError: storage did not answer within ${ms} ms`);
+      ctx.deadline.abort(error);
+      reject(error);
+    }, ms);
+  });
+  try {
+    const request = apiRequest(ctx.event, ctx.pathId, ctx.deadline.signal, ctx.counts);
+    return { reply: await Promise.race([step(request), late]) };
+  } catch (failure) {
+    return { reply: errorReply(failure), failure };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How a route's answers are shaped: its CORS origins and its compressor. */
+type Shaping = Required<Pick<RouteOptions, "corsOrigins" | "compress">>;
+
+/** The reply as bytes to send, compressed when the client takes gzip, with CORS headers. */
+async function render(reply: Reply, ctx: RequestContext, { corsOrigins, compress }: Shaping) {
+  const { event } = ctx;
+  let response: Outgoing;
+  let failure: unknown;
+  try {
+    response = await outgoing(reply, acceptsGzip(findHeader(event, "accept-encoding")), compress);
+  } catch (error) {
+    failure = error;
+    response = errorOutgoing(500, "Internal server error");
+  }
+  withCors(response.headers, corsHeaders(corsOrigins, findHeader(event, "origin")));
+  return { response, failure };
+}
+
+/** A route's step as a pipeline that ends in the writer it is given for each request. */
+export function pipeline(step: BusinessStep, logger: Logger, options: RouteOptions = {}) {
+  const shaping: Shaping = {
+    corsOrigins: options.corsOrigins ?? [],
+    compress: options.compress ?? gzipMemo(),
+  };
+  // The first invocation of an instance is its cold start.
+  let coldStart = true;
+  return async <R>(
+    event: APIGatewayProxyEvent,
+    context: LambdaContext | undefined,
+    writer: Writer<R>,
+  ) => {
+    const ctx = openContext(event, context, coldStart, options.pathParameter);
+    coldStart = false;
+    const replied = await replyWithin(step, ctx);
+    const rendered = await render(replied.reply, ctx, shaping);
+    const sent = writer.prepare?.(rendered.response) ?? rendered.response;
+    try {
+      const result = await writer.write(sent);
+      logRequest(logger, ctx, sent, { failure: replied.failure ?? rendered.failure });
+      return result;
+    } catch (cut) {
+      logRequest(logger, ctx, sent, { failure: cut, cut: true });
+      throw cut;
+    }
+  };
+}
