@@ -2,9 +2,8 @@
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
 import { connect, isAnswer, reasonOf, using } from "../api.mjs";
-import { StopError } from "../cli.mjs";
+import { StopError, progress } from "../cli.mjs";
 import { clockOf } from "./source.mjs";
-import { progress } from "./progress.mjs";
 
 /**
  * @typedef {import("./source.mjs").SourcePost} SourcePost
@@ -76,6 +75,21 @@ async function pool(
   if (stopped) throw stopped.error;
 }
 
+/**
+ * One call sent once, so that a target nothing answers on stops the run at once, rather than
+ * after every create has spent its retries. Any answer of the service will do.
+ */
+async function reach(/** @type {CopyOptions} */ options) {
+  const probe = await connect(options.to, {
+    token: options.token,
+    name: "The target",
+    attempts: 1,
+  });
+  await using(probe, (blog) => blog.getPost(1)).catch((/** @type {unknown} */ error) => {
+    if (error instanceof StopError) throw error;
+  });
+}
+
 /** Creates every source post on the target, or finds it there; never overwrites one. */
 export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOptions} */ options) {
   const target = await connect(options.to, { token: options.token, name: "The target" });
@@ -133,6 +147,7 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   if (options.dryRun)
     return { results: [...results, ...(await plan(source, target, clock))], target };
 
+  await reach(options);
   const bar = progress(source.posts.length, "posts");
   try {
     await pool(source.posts, options.concurrency, async (post) => {
