@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { referencePage } from "./docs.mjs";
+import { StopError, runWithFlags } from "./lib/cli.mjs";
 import {
   DATA_VERSION_FILE,
   SetupError,
@@ -56,9 +57,10 @@ function createShutdown() {
     isStopping: () => stopping,
     /** @param {() => Promise<unknown>} task */
     onExit: (task) => void tasks.push(task),
-    /** Prints what went wrong (a setup problem in one line, without a stack) and stops. */
+    /** Prints what went wrong in one line (its stack only with DEBUG set) and stops. */
     fail: async (/** @type {unknown} */ error) => {
-      console.error(error instanceof SetupError ? error.message : error);
+      console.error(error instanceof Error ? error.message : String(error));
+      if (process.env.DEBUG && !(error instanceof SetupError)) console.error(error);
       await stop(1);
     },
   };
@@ -218,9 +220,32 @@ Ctrl-C stops the API and DynamoDB Local.
 `;
 }
 
+const USAGE = `Usage: npm start
+
+Serves the API at http://localhost:$PORT/api/post (3000 by default) as API Gateway would, on
+DynamoDB Local with its data in $DYNAMODB_DATA_DIR (.dynamodb/), rebuilding and serving again on
+every edit to handlers/ or lib/. Every setting is read from the environment and checked first
+(docs/configuration.md); docs/running-locally.md says what differs from AWS.
+
+Options:
+  -h, --help   this text
+
+Ctrl-C stops everything it started. Exit codes: 1 a setup problem (one line says what to do);
+2 a bad option or setting.`;
+
+/** Every setting, checked by the same code serverless.yml runs (config/settings.cjs). */
+function checkEverySetting() {
+  try {
+    require("../config/settings.cjs").checkSettings();
+  } catch (error) {
+    throw new StopError(/** @type {Error} */ (error).message);
+  }
+}
+
 async function main() {
   // Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  checkEverySetting();
   const settings = readSettings();
   const shutdown = createShutdown();
   try {
@@ -239,6 +264,7 @@ async function main() {
   } catch (error) {
     await shutdown.fail(error);
   }
+  return 0;
 }
 
-await main();
+await runWithFlags({ name: "npm start", usage: USAGE, run: main });
