@@ -129,6 +129,15 @@ async function createServer(
 ) {
   const { handlerNames } = await import("./build.mjs");
   const { spawnOffline } = await import("./lib/offline.mjs");
+  const { freePort } = await import("./lib/ports.mjs");
+  const { startLocalFront } = await import("./lib/local-front.mjs");
+  // serverless-offline listens on a port of its own; PORT is the front's (scripts/lib/local-front.mjs).
+  const offlinePort = await freePort();
+  const front = await startLocalFront({
+    target: `http://127.0.0.1:${offlinePort}`,
+    port: settings.port,
+  });
+  shutdown.onExit(front.stop);
   /** A digest of the built bundles, to tell a rebuild that changed them from one that did not. */
   const bundlesDigest = () => {
     const hash = createHash("sha256");
@@ -142,7 +151,8 @@ async function createServer(
   const serve = () => {
     servedDigest = bundlesDigest();
     const started = spawnOffline({
-      httpPort: settings.port,
+      host: "127.0.0.1",
+      httpPort: offlinePort,
       lambdaPort: settings.lambdaPort,
       dynamoEndpoint,
       postsTable: settings.tableName,
@@ -168,7 +178,7 @@ async function createServer(
         await old.stop();
         const next = serve();
         await next.ready().catch(() => undefined);
-        console.log(`\nRebuilt: serving the new bundles at ${next.baseUrl}/api/post\n`);
+        console.log(`\nRebuilt: serving the new bundles at ${front.url}/api/post\n`);
       });
     },
   };
@@ -215,7 +225,8 @@ Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -
 Samples:  npm run seed
 Contract: openapi.yaml (OpenAPI 3.1; npm run docs writes a page of it)
 Reference: ${reference}
-${authLine}Edits to handlers/ or lib/ are rebuilt and served without a restart.
+${authLine}Unlike AWS: no throttle or WAF limit, the list buffered, no signature check; see docs/running-locally.md#unlike-aws
+Edits to handlers/ or lib/ are rebuilt and served without a restart.
 Ctrl-C stops the API and DynamoDB Local.
 `;
 }

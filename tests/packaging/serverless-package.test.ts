@@ -435,6 +435,10 @@ describe("what packaging says and makes beside the stack", () => {
     expect(printed).toContain(`Template: ${template} (a zip per function beside it)`);
   });
 
+  it("hands a JSON body to the functions as its exact bytes (a binary media type)", () => {
+    expect(resources.ApiGatewayRestApi?.Properties.BinaryMediaTypes).toEqual(["application/json"]);
+  });
+
   it("blocks public access to the deployment bucket", async () => {
     const created = JSON.parse(
       await readFile(join(packageDir, "cloudformation-template-create-stack.json"), "utf8"),
