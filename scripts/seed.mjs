@@ -42,7 +42,7 @@ async function send(/** @type {string} */ url, /** @type {RequestInit} */ init =
 async function run(base) {
   const listed = await send(`${base}/api/post`);
   /** @type {{ id: number }[]} */
-  const posts = listed.ok ? await listed.json() : [];
+  const posts = /** @type {{ id: number }[]} */ (listed.ok ? await listed.json() : []);
   const before = new Set(posts.map((post) => post.id));
   let refused = 0;
   let written = 0;
@@ -56,7 +56,7 @@ async function run(base) {
       body: JSON.stringify(sample),
     });
     const body = /** @type {{ id?: number }} */ (await response.json());
-    const again = response.status === 201 && before.has(body.id);
+    const again = response.status === 201 && before.has(body.id ?? 0);
     console.log(`${response.status} ${JSON.stringify(body)}${again ? " (already there)" : ""}`);
     if (response.status !== 201) refused++;
     else if (!again) written++;
