@@ -12,10 +12,19 @@ import { log, medians, ratioRow, rounds, runNode } from "./util.mjs";
 
 /** @typedef {{ answeredMs: number, importedMs: number, startedMs: number, spawnToAnswerMs: number, spawnToExitMs: number }} ColdRun */
 
-// The floors: an empty handler module; the get handler's storage call with no handler around it.
-const [EMPTY, SDK] = ["empty handler", "bare SDK GetItem (no handler)"];
+// The floors: an empty handler module; the get handler's storage call with no handler around it,
+// over https as every handler is, and over plain http to show what https costs a cold start.
+const [EMPTY, SDK, SDK_HTTP] = [
+  "empty handler",
+  "bare SDK GetItem (no handler)",
+  "bare SDK GetItem over plain http",
+];
 /** @type {Record<string, string>} */
-const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/floor/index.mjs` };
+const FLOORS = {
+  [EMPTY]: `${benchDir}/empty-handler.mjs`,
+  [SDK]: `${staging}/floor/index.mjs`,
+  [SDK_HTTP]: `${staging}/floor/index.mjs`,
+};
 
 /**
  * The authorizer's case: a TOKEN event with a write token of the bench's issuer, answered with a
@@ -59,11 +68,14 @@ export const coldStart = {
         if (!spec) throw new Error(`no request for ${variant}`);
         const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
         const args = [`${benchDir}/cold-child.mjs`, module, JSON.stringify(spec.event(round))];
-        const env = {
-          ...lambdaEnv(tls.endpoint, spec.table),
-          NODE_EXTRA_CA_CERTS: tls.caFile,
-          ...spec.env,
-        };
+        const env =
+          variant === SDK_HTTP
+            ? lambdaEnv(endpoint, spec.table)
+            : {
+                ...lambdaEnv(tls.endpoint, spec.table),
+                NODE_EXTRA_CA_CERTS: tls.caFile,
+                ...spec.env,
+              };
         const run = await runNode(args, env, LIMITS.childTimeoutMs, node);
         const {
           status,
@@ -126,7 +138,8 @@ export const coldStart = {
     return [
       ...rows(`${start} (median of ${count})`, handlerNames, EMPTY, "answeredMs", "<= 1.8x"),
       ...phases,
-      ...rows(start, [SDK], EMPTY),
+      ...rows(start, [SDK, SDK_HTTP], EMPTY),
+      ...rows("cold start, bare SDK GetItem: https vs plain http", [SDK], SDK_HTTP),
       ...rows("cold start vs bare SDK GetItem", handlerNames, SDK),
       ...rows("cold start, spawn to answer (wall)", handlerNames, EMPTY, "spawnToAnswerMs"),
     ];
