@@ -47,9 +47,9 @@ export const coldStart = {
   title: `cold start, on Node ${RUNTIME_NODE_VERSION} (the functions' runtime)`,
   /** Medians per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
-    /** @type {Record<string, { table: string, status: number | string, env?: Record<string, string>, event: (i: number) => unknown }>} */
     // Over https, as on Lambda: the floors and the handlers alike.
     const tls = await startTlsServices(endpoint);
+    /** @type {Record<string, { table: string, status: number | string, env?: Record<string, string>, event: (i: number) => unknown }>} */
     const cases = { ...handlerCases("cold"), "authorize-writes": await authorizerCase(tls) };
     // A new list instance over the big table: its init builds the list the first invoke answers.
     const list = cases["list-posts"];

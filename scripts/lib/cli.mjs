@@ -1,7 +1,7 @@
 // The one skeleton every command runs in: its flags read strictly, -h/--help, exit codes, one line
 // (never a stack trace) when the run cannot go on, and progress on long work.
+import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
-import cliProgress from "cli-progress";
 
 /** A problem that stops the whole run: said in one line, exit code 2 unless told otherwise. */
 export class StopError extends Error {
@@ -134,6 +134,9 @@ export function progress(total, what, { stream = process.stderr, everyMs = 5_000
   const format = stream.isTTY
     ? `[{bar}] {value}/{total} ${what}, ETA {eta_formatted}`
     : `{value}/{total} ${what}, ETA {eta_formatted}`;
+  // Loaded here, not on import: a command's --help and errors work before npm install.
+  /** @type {typeof import("cli-progress")} */
+  const cliProgress = createRequire(import.meta.url)("cli-progress");
   const bar = new cliProgress.SingleBar(
     { format, stream, noTTYOutput: true, notTTYSchedule: everyMs, barsize: 30, hideCursor: false },
     cliProgress.Presets.shades_classic,

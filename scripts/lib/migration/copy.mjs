@@ -1,6 +1,7 @@
 // Copying posts into a service of this API: each one created with its own id and timestamps, a
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
+import { UnreachableError } from "../../../client/errors.mjs";
 import { connect, isAnswer, reasonOf, using } from "../api.mjs";
 import { StopError, progress } from "../cli.mjs";
 import { clockOf } from "./source.mjs";
@@ -77,7 +78,7 @@ async function pool(
 
 /**
  * One call sent once, so that a target nothing answers on stops the run at once, rather than
- * after every create has spent its retries. Any answer of the service will do.
+ * after every create has spent its retries. Any answer will do: the creates say what it means.
  */
 async function reach(/** @type {CopyOptions} */ options) {
   const probe = await connect(options.to, {
@@ -85,8 +86,8 @@ async function reach(/** @type {CopyOptions} */ options) {
     name: "The target",
     attempts: 1,
   });
-  await using(probe, (blog) => blog.getPost(1)).catch((/** @type {unknown} */ error) => {
-    if (error instanceof StopError) throw error;
+  await probe.blog.getPost(1).catch(async (/** @type {unknown} */ error) => {
+    if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
   });
 }
 
