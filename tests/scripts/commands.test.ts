@@ -16,13 +16,13 @@ const commands = Object.entries(scripts)
   .filter((entry): entry is readonly [string, string] => entry[1] !== undefined);
 
 /** Runs a command's script with `args`; its exit code and what it printed. */
-async function run(script: string, args: string[]) {
+async function run(script: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [script, ...args], {
       cwd: root,
       timeout: 30_000,
       // No AWS, no service: a command that went on past its flags would fail differently.
-      env: { ...process.env, PORT: "1", AWS_PROFILE: "none-such" },
+      env: { ...process.env, PORT: "1", AWS_PROFILE: "none-such", ...extraEnv },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -63,5 +63,21 @@ describe("every command's skeleton", () => {
     expect(stderr.trim().split("\n")).toHaveLength(1);
     expect(stderr).toContain("'--bogus'");
     expect(stderr).toMatch(new RegExp(`^(npm )?${name === "start" ? "start" : name}: `));
+  });
+});
+
+describe("npm run deploy", () => {
+  it("without AWS credentials, says so in one line before building anything", async () => {
+    const { code, stdout, stderr } = await run("scripts/deploy.mjs", [], {
+      AWS_ACCESS_KEY_ID: "",
+      AWS_SECRET_ACCESS_KEY: "",
+      AWS_CONFIG_FILE: "/nonexistent/config",
+      AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials",
+      AWS_EC2_METADATA_DISABLED: "true",
+    });
+    // Nothing on standard output: the build, which prints its count there, never ran.
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.trim()).toMatch(/^deploy: no AWS credentials found: set AWS_PROFILE/);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
   });
 });
