@@ -66,16 +66,11 @@ function createShutdown() {
   };
 }
 
-/** The JWT settings as serverless.yml reads them; a bad AUTH_* setting stops here in one line. */
+/** The JWT settings as serverless.yml reads them (checked already, with every other setting). */
 function readAuthSettings() {
-  let auth;
-  try {
-    auth = /** @type {(Auth & { userPool: boolean }) | undefined} */ (
-      require("../config/auth.cjs").readAuth()
-    );
-  } catch (error) {
-    throw new SetupError(error instanceof Error ? error.message : String(error));
-  }
+  const auth = /** @type {(Auth & { userPool: boolean }) | undefined} */ (
+    require("../config/auth.cjs").readAuth()
+  );
   // The pool exists only in a deployed stack: locally its issuer would be a reference to nothing.
   if (auth?.userPool) {
     throw new SetupError(
