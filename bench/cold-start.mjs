@@ -1,38 +1,45 @@
 // Bench section "cold start": fresh processes of the Lambda runtime's Node (bench/cold-child.mjs),
-// each importing one bundle (or a floor) and answering one event; rounds rotate the order so a
+// each importing one bundle (or a floor) and answering one event, reaching DynamoDB Local over
+// https as Lambda reaches DynamoDB (bench/tls-front.mjs); rounds rotate the order so a
 // drift in speed touches every variant alike. A handler's init (the import, its top-level await
 // included) and its first invoke are reported apart: init does the first request's storage work.
-import { SignJWT } from "jose";
 import { handlerNames } from "../scripts/build.mjs";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { RUNTIME_NODE_VERSION, installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { LIMITS, TABLES, benchDir, handlerCases, lambdaEnv, staging } from "./context.mjs";
+import { startTlsServices } from "./tls-front.mjs";
 import { log, medians, ratioRow, rounds, runNode } from "./util.mjs";
 
 /** @typedef {{ answeredMs: number, importedMs: number, startedMs: number, spawnToAnswerMs: number, spawnToExitMs: number }} ColdRun */
 
-// The floors: an empty handler module; the get handler's storage call with no handler around it.
-const [EMPTY, SDK] = ["empty handler", "bare SDK GetItem (no handler)"];
+// The floors: an empty handler module; the get handler's storage call with no handler around it,
+// over https as every handler is, and over plain http to show what https costs a cold start.
+const [EMPTY, SDK, SDK_HTTP] = [
+  "empty handler",
+  "bare SDK GetItem (no handler)",
+  "bare SDK GetItem over plain http",
+];
 /** @type {Record<string, string>} */
-const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/floor/index.mjs` };
+const FLOORS = {
+  [EMPTY]: `${benchDir}/empty-handler.mjs`,
+  [SDK]: `${staging}/floor/index.mjs`,
+  [SDK_HTTP]: `${staging}/floor/index.mjs`,
+};
 
-// The token authorizer is asked to check a write token. It runs as serverless-offline runs it
-// (IS_OFFLINE): the token's claims are checked, not its signature, so no issuer is fetched.
-const ISSUER = "https://issuer.example";
-const authorizerEnv = { IS_OFFLINE: "true", AUTH_ISSUER_URL: ISSUER, AUTH_AUDIENCE: "blog" };
-const authorizerToken = () =>
-  new SignJWT({ iss: ISSUER, aud: "blog", sub: "bench", scope: "posts/write" })
-    .setProtectedHeader({ alg: "HS256" })
-    .setExpirationTime("1h")
-    .sign(new TextEncoder().encode("a key only the bench knows, 32 bytes or more"));
-/** The authorizer's case: a TOKEN event, answered with a policy (the child reports "policy"). */
-const authorizerCase = async () => {
+/**
+ * The authorizer's case: a TOKEN event with a write token of the bench's issuer, answered with a
+ * policy (the child reports "policy"). It runs as on Lambda: at its first request it fetches the
+ * issuer's discovery document and keys over https, and checks the token's signature.
+ * @param {Awaited<ReturnType<typeof startTlsServices>>} tls
+ */
+const authorizerCase = async (tls) => {
   const event = {
     type: "TOKEN",
-    authorizationToken: `Bearer ${await authorizerToken()}`,
+    authorizationToken: `Bearer ${await tls.writeToken()}`,
     methodArn: "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post",
   };
-  return { table: TABLES.small, status: "policy", env: authorizerEnv, event: () => event };
+  const env = { AUTH_ISSUER_URL: tls.issuerUrl, AUTH_AUDIENCE: "blog" };
+  return { table: TABLES.small, status: "policy", env, event: () => event };
 };
 
 /** @type {import("./context.mjs").Section} */
@@ -40,8 +47,10 @@ export const coldStart = {
   title: `cold start, on Node ${RUNTIME_NODE_VERSION} (the functions' runtime)`,
   /** Medians per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
+    // Over https, as on Lambda: the floors and the handlers alike.
+    const tls = await startTlsServices(endpoint);
     /** @type {Record<string, { table: string, status: number | string, env?: Record<string, string>, event: (i: number) => unknown }>} */
-    const cases = { ...handlerCases("cold"), "authorize-writes": await authorizerCase() };
+    const cases = { ...handlerCases("cold"), "authorize-writes": await authorizerCase(tls) };
     // A new list instance over the big table: its init builds the list the first invoke answers.
     const list = cases["list-posts"];
     // 10 MB of JSON is over Lambda's 6 MB answer: it is asked for gzipped, as a client would.
@@ -52,24 +61,41 @@ export const coldStart = {
     /** @type {Record<string, ColdRun[]>} */
     const runs = {};
     const variants = [...Object.keys(FLOORS), ...handlerNames];
-    const done = await rounds(count, budgetMs, variants, async (variant, round) => {
-      const spec = cases[variant] ?? cases["get-post"]; // the floors are asked what get is
-      if (!spec) throw new Error(`no request for ${variant}`);
-      const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
-      const args = [`${benchDir}/cold-child.mjs`, module, JSON.stringify(spec.event(round))];
-      const env = { ...lambdaEnv(endpoint, spec.table), ...spec.env };
-      const run = await runNode(args, env, LIMITS.childTimeoutMs, node);
-      const { status, answered: answeredMs, imported: importedMs, started: startedMs } = run.report;
-      if (status !== spec.status) throw new Error(`cold ${variant} answered ${status}`);
-      const [spawnToAnswerMs, spawnToExitMs] = [run.firstLineMs, run.exitMs];
-      (runs[variant] ??= []).push({
-        answeredMs,
-        importedMs,
-        startedMs,
-        spawnToAnswerMs,
-        spawnToExitMs,
+    let done;
+    try {
+      done = await rounds(count, budgetMs, variants, async (variant, round) => {
+        const spec = cases[variant] ?? cases["get-post"]; // the floors are asked what get is
+        if (!spec) throw new Error(`no request for ${variant}`);
+        const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
+        const args = [`${benchDir}/cold-child.mjs`, module, JSON.stringify(spec.event(round))];
+        const env =
+          variant === SDK_HTTP
+            ? lambdaEnv(endpoint, spec.table)
+            : {
+                ...lambdaEnv(tls.endpoint, spec.table),
+                NODE_EXTRA_CA_CERTS: tls.caFile,
+                ...spec.env,
+              };
+        const run = await runNode(args, env, LIMITS.childTimeoutMs, node);
+        const {
+          status,
+          answered: answeredMs,
+          imported: importedMs,
+          started: startedMs,
+        } = run.report;
+        if (status !== spec.status) throw new Error(`cold ${variant} answered ${status}`);
+        const [spawnToAnswerMs, spawnToExitMs] = [run.firstLineMs, run.exitMs];
+        (runs[variant] ??= []).push({
+          answeredMs,
+          importedMs,
+          startedMs,
+          spawnToAnswerMs,
+          spawnToExitMs,
+        });
       });
-    });
+    } finally {
+      await tls.stop();
+    }
     if (done < minRuns) log(`cold start: only ${done} rounds in the budget (wanted ${minRuns})`);
     const summary = Object.fromEntries(Object.entries(runs).map(([v, r]) => [v, medians(r)]));
     return { rounds: done, summary };
@@ -112,7 +138,8 @@ export const coldStart = {
     return [
       ...rows(`${start} (median of ${count})`, handlerNames, EMPTY, "answeredMs", "<= 1.8x"),
       ...phases,
-      ...rows(start, [SDK], EMPTY),
+      ...rows(start, [SDK, SDK_HTTP], EMPTY),
+      ...rows("cold start, bare SDK GetItem: https vs plain http", [SDK], SDK_HTTP),
       ...rows("cold start vs bare SDK GetItem", handlerNames, SDK),
       ...rows("cold start, spawn to answer (wall)", handlerNames, EMPTY, "spawnToAnswerMs"),
     ];

@@ -3,9 +3,9 @@
 // posts, create throughput. Prints a table of ratios and writes bench/results.json. Every loop is
 // bounded by a count and a time budget; DynamoDB Local is stopped however the run ends.
 import { rm, writeFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
+import { StopError, runWithFlags } from "../scripts/lib/cli.mjs";
 import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
 import { SetupError, requireJava } from "../scripts/lib/setup-checks.mjs";
 import { buildBundles, bundleRows, withoutPluginsNote } from "./bundles.mjs";
@@ -26,28 +26,9 @@ const USAGE = `Usage: npm run bench [-- --help]
 
 Builds the handlers, starts its own in-memory DynamoDB Local, seeds it, and measures every
 handler (the token authorizer's cold start included) beside a floor measured in the same run.
-Prints a table of ratios and writes bench/results.json. Takes about five minutes.`;
-try {
-  if (parseArgs({ options: { help: { type: "boolean", short: "h" } } }).values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-} catch (error) {
-  console.error(`bench: ${/** @type {Error} */ (error).message} (see --help)`);
-  process.exit(2);
-}
+Prints a table of ratios and writes bench/results.json. Takes about five minutes of both cores.
 
-// Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
-try {
-  requireJava();
-} catch (error) {
-  if (!(error instanceof SetupError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
-
-// Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+Exit codes: 0 measured; 1 a section failed (one line says which); 2 a bad option, or no Java.`;
 
 /** @type {Promise<{ endpoint: string, pid?: number, stop(): Promise<void> }> | undefined} */
 let db;
@@ -80,53 +61,72 @@ function running(/** @type {number | undefined} */ pid) {
   }
 }
 
-let exitCode = 1;
-try {
-  log("building bundles");
-  const bundles = await buildBundles();
-  /** @type {Record<string, unknown>} */
-  const results = { bundles };
-  const rows = bundleRows(bundles);
-  log("starting DynamoDB Local");
-  if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
-  const { endpoint, pid } = await (db = startDynamoDbLocal());
-  const floor = await importFloor(endpoint);
+/** The whole run: builds, measures every section, prints the table; its exit code. */
+async function main() {
+  // Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
   try {
-    await prepareTables(endpoint, floor);
-    const ctx = { endpoint, floor, handlers: {} };
-    for (const [key, section] of Object.entries(SECTIONS)) {
-      log(section.title);
-      results[key] = await section.measure(ctx);
-      rows.push(...section.rows(results[key]));
-    }
-    // @ts-expect-error: each section's result has its own shape
-    rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
-  } finally {
-    floor.destroy();
+    requireJava();
+  } catch (error) {
+    throw new StopError(error instanceof SetupError ? error.message : String(error));
   }
-  await cleanup();
-  const javaLeft = running(pid);
-  const wallSeconds = (performance.now() - benchStarted) / 1000;
-  const met = rows.filter((row) => row.met).length;
-  const targeted = rows.filter((row) => row.met !== undefined).length;
-  console.log(`${formatTable(rows)}\n${withoutPluginsNote(bundles)}\n`);
-  console.log(
-    `${met}/${targeted} targets met; bench wall time ${wallSeconds.toFixed(1)} s; ` +
-      `DynamoDB Local ${javaLeft ? "STILL RUNNING" : "stopped"}.`,
-  );
-  const about = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: availableParallelism(),
-  };
-  const json = JSON.stringify({ ...about, wallSeconds, limits: LIMITS, ...results, rows }, null, 2);
-  await writeFile(`${benchDir}/results.json`, `${json}\n`);
-  console.log("results written to bench/results.json");
-  exitCode = javaLeft ? 1 : 0;
-} catch (error) {
-  if (!interrupted) console.error(error); // after a signal, the failure is only the section cut short
-} finally {
-  await cleanup();
+  // Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  let exitCode = 1;
+  try {
+    log("building bundles");
+    const bundles = await buildBundles();
+    /** @type {Record<string, unknown>} */
+    const results = { bundles };
+    const rows = bundleRows(bundles);
+    log("starting DynamoDB Local");
+    if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
+    const { endpoint, pid } = await (db = startDynamoDbLocal());
+    const floor = await importFloor(endpoint);
+    try {
+      await prepareTables(endpoint, floor);
+      const ctx = { endpoint, floor, handlers: {} };
+      for (const [key, section] of Object.entries(SECTIONS)) {
+        log(section.title);
+        results[key] = await section.measure(ctx);
+        rows.push(...section.rows(results[key]));
+      }
+      // @ts-expect-error: each section's result has its own shape
+      rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
+    } finally {
+      floor.destroy();
+    }
+    await cleanup();
+    const javaLeft = running(pid);
+    const wallSeconds = (performance.now() - benchStarted) / 1000;
+    const met = rows.filter((row) => row.met).length;
+    const targeted = rows.filter((row) => row.met !== undefined).length;
+    console.log(`${formatTable(rows)}\n${withoutPluginsNote(bundles)}\n`);
+    console.log(
+      `${met}/${targeted} targets met; bench wall time ${wallSeconds.toFixed(1)} s; ` +
+        `DynamoDB Local ${javaLeft ? "STILL RUNNING" : "stopped"}.`,
+    );
+    const about = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: availableParallelism(),
+    };
+    const json = JSON.stringify(
+      { ...about, wallSeconds, limits: LIMITS, ...results, rows },
+      null,
+      2,
+    );
+    await writeFile(`${benchDir}/results.json`, `${json}\n`);
+    console.log("results written to bench/results.json");
+    exitCode = javaLeft ? 1 : 0;
+  } catch (error) {
+    // After a signal, the failure is only the section cut short.
+    if (!interrupted) throw error;
+  } finally {
+    await cleanup();
+  }
+  return exitCode;
 }
+
+await runWithFlags({ name: "bench", usage: USAGE, run: main });
 // Imported handler bundles keep keep-alive sockets open; the bench is done with them.
-process.exit(exitCode);
+process.exit(process.exitCode ?? 1);

@@ -1,3 +1,5 @@
+// Against `npm start`: `node client/example.ts` on Node 24, which runs TypeScript by stripping its
+// types; on Node 20, which cannot, `npx tsx client/example.ts`.
 import { ApiError, createBlogClient } from "./index.mjs";
 
 const blog = createBlogClient({ baseUrl: "http://localhost:3000", token: process.env.API_TOKEN });

@@ -1,7 +1,7 @@
 // The CloudWatch alarms, with ALARM_TOPIC_ARN: the per-function metrics of the function-errors
 // alarm in serverless.yml, and the alarms this module adds as one more fragment of `resources`:
 // p99 latency per route, and each table's consumed throughput near its ceiling. Every alarm sits
-// behind the HasAlarmTopic condition, so none exists without a topic.
+// behind the HasAlarmTopic condition, decided when packaging: none exists without a topic.
 const { positiveInteger } = require("./limits.cjs");
 const { FUNCTION_IDS, METRICS_NAMESPACE, ROUTES, SERVICE } = require("./names.cjs");
 

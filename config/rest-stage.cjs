@@ -3,10 +3,11 @@
 // every resource is in it: an explicit stage (throttle, access logs, tracing), the gateway's own
 // answers in the service's shape, the WAF web ACL, streaming's invoke permission, and nothing
 // left holding an empty string where AWS wants a value.
+const { join, relative, resolve } = require("node:path");
 const { readAuth } = require("./auth.cjs");
 const { positiveInteger } = require("./limits.cjs");
 const { gatewayResponses } = require("./gateway-responses.cjs");
-const { readRateLimit, wafResources } = require("./waf.cjs");
+const { wafResources } = require("./waf.cjs");
 
 const REST_API = "ApiGatewayRestApi";
 /** The function that checks an issuer's tokens, and its role: in a stage only with AUTH_ISSUER_URL. */
@@ -115,6 +116,7 @@ function accountLoggingRole() {
     ApiGatewayLoggingRole: {
       Type: "AWS::IAM::Role",
       DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
       Properties: {
         AssumeRolePolicyDocument: {
           Version: "2012-10-17",
@@ -137,19 +139,22 @@ function accountLoggingRole() {
     ApiGatewayAccount: {
       Type: "AWS::ApiGateway::Account",
       DeletionPolicy: "Retain",
+      UpdateReplacePolicy: "Retain",
       Properties: { CloudWatchRoleArn: { "Fn::GetAtt": ["ApiGatewayLoggingRole", "Arn"] } },
     },
   };
 }
 
 /**
- * Resources behind a condition that can never hold (the alarms without a topic): left in, they
- * would carry `AlarmActions: [""]`. They go, and so does the condition.
+ * Decides a condition whose value is known when packaging (a setting): its resources kept without
+ * it when it holds, removed when it does not, and the condition gone either way. A condition that
+ * is always true or always false would only tell readers and linters (cfn-lint W8003) a riddle.
  */
-function dropUnused(template, conditionName, unused) {
-  if (!unused) return;
+function decideAtPackageTime(template, conditionName, holds) {
   for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Condition === conditionName) delete template.Resources[id];
+    if (resource.Condition !== conditionName) continue;
+    if (holds) delete resource.Condition;
+    else delete template.Resources[id];
   }
   delete template.Conditions?.[conditionName];
   if (template.Conditions && Object.keys(template.Conditions).length === 0) {
@@ -188,20 +193,18 @@ function editTemplate(template, { stageName, stackName, env = process.env }) {
       env,
     ),
   );
-  dropUnused(template, "HasAlarmTopic", (env.ALARM_TOPIC_ARN ?? "").trim() === "");
+  decideAtPackageTime(template, "HasAlarmTopic", (env.ALARM_TOPIC_ARN ?? "").trim() !== "");
   if (!usesTokenAuthorizer(env)) delete resources[TOKEN_AUTHORIZER_ROLE];
   dropEmptyVariables(resources);
   return template;
 }
 
 class RestStage {
-  constructor(serverless) {
+  constructor(serverless, options = {}, { log } = {}) {
     this.hooks = {
       // Without an issuer no route calls the authorizer: the stage does not get the function.
+      // Every setting was checked before this (config/settings.cjs).
       initialize: () => {
-        // Every setting checked before anything runs, `serverless print` included.
-        readStageSettings();
-        readRateLimit();
         if (!usesTokenAuthorizer()) delete serverless.service.functions[TOKEN_AUTHORIZER];
       },
       "after:aws:package:finalize:mergeCustomProviderResources": () => {
@@ -210,6 +213,15 @@ class RestStage {
           stageName: provider.getStage(),
           stackName: provider.naming.getStackName(),
         });
+      },
+      // osls says only that the service was packaged: say where, for `npm run package`.
+      "after:aws:package:finalize:saveServiceState": () => {
+        const dir = resolve(options.package ?? join(serverless.serviceDir ?? ".", ".serverless"));
+        const shown = relative(".", dir).startsWith("..") ? dir : relative(".", dir);
+        const say = log?.notice ?? console.log;
+        say(
+          `Template: ${join(shown, "cloudformation-template-update-stack.json")} (a zip per function beside it)`,
+        );
       },
     };
   }

@@ -219,6 +219,18 @@ export async function watch({ outdir = `${root}/dist`, onBuilt } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await build();
-  console.log(`built ${handlerNames.length} handlers into dist/`);
+  const { runWithFlags } = await import("./lib/cli.mjs");
+  await runWithFlags({
+    name: "build",
+    usage: `Usage: npm run build
+
+Bundles each handler in handlers/ with esbuild into dist/<handler>/index.mjs, as Lambda runs it.
+
+Exit codes: 0 built; 1 esbuild failed (its messages follow); 2 a bad option.`,
+    async run() {
+      await build();
+      console.log(`built ${handlerNames.length} handlers into dist/`);
+      return 0;
+    },
+  });
 }

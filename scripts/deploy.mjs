@@ -3,23 +3,41 @@
 // when writes are open on purpose; with an issuer of your own, it prints the smoke command instead.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
-import { importWithPackages, runCommand } from "./lib/cli.mjs";
+import { importWithPackages, runWithFlags } from "./lib/cli.mjs";
 import { hasUserPool } from "./lib/stack-outputs.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
 
-const USAGE = `Usage: npm run deploy -- [serverless deploy options] [--no-smoke]
+const USAGE = `Usage: npm run deploy -- [options]
 
-Builds the bundles, deploys the stage with serverless deploy (--stage, --region and its other
-options pass through), then runs npm run smoke against it: with a token for the stage's machine
+Checks that AWS credentials are there, builds the bundles, deploys the stage with serverless
+deploy, then runs npm run smoke against it: with a token for the stage's machine
 client when it has its own user pool (AUTH_USER_POOL=true), without one when writes are open on
 purpose (ALLOW_ANONYMOUS_WRITES=true). With AUTH_ISSUER_URL it prints the smoke command to run
-with a token from that issuer. --no-smoke deploys without the check.
+with a token from that issuer.
+
+Options (all but --no-smoke pass through to serverless deploy):
+  -s, --stage S       the stage (default dev)
+  -r, --region R      its region (default us-east-1)
+  --aws-profile P     the AWS profile to deploy with
+  --force             deploy even when nothing changed
+  --verbose           serverless's progress in detail
+  --no-smoke          deploy without the check
+  -h, --help          this text
 
 Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 when the
-smoke check fails (the stage stays deployed); 2 when the stage's outputs or token cannot be read.`;
+smoke check fails (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
+outputs or token cannot be read.`;
+
+const FLAGS = /** @type {const} */ ({
+  stage: { type: "string", short: "s", default: "dev" },
+  region: { type: "string", short: "r", default: "us-east-1" },
+  "aws-profile": { type: "string" },
+  force: { type: "boolean" },
+  verbose: { type: "boolean" },
+  "no-smoke": { type: "boolean", default: false },
+});
 
 /**
  * What to do after a deploy: run the smoke (with a token from the pool, or with none), or print
@@ -66,37 +84,24 @@ function run(/** @type {string} */ command, /** @type {string[]} */ args) {
   });
 }
 
-/** The stage and region serverless deploys to, from its arguments (its defaults otherwise). */
-function target(/** @type {string[]} */ args) {
-  const { values } = parseArgs({
-    args,
-    strict: false,
-    options: { stage: { type: "string", short: "s" }, region: { type: "string", short: "r" } },
-  });
-  return {
-    stage: typeof values.stage === "string" ? values.stage : "dev",
-    region: typeof values.region === "string" ? values.region : "us-east-1",
-  };
-}
-
-async function main() {
-  const argv = process.argv.slice(2);
-  if (argv.includes("--help") || argv.includes("-h")) {
-    console.log(USAGE);
-    return 0;
-  }
-  const skipSmoke = argv.includes("--no-smoke");
+/**
+ * @param {{ values: import("./lib/cli.mjs").FlagValues, argv: string[] }} line
+ */
+async function deploy({ values, argv }) {
+  const where = { stage: values.stage, region: values.region };
   const args = argv.filter((arg) => arg !== "--no-smoke");
   /** @type {typeof import("./lib/stage.mjs")} */
-  const { stackOutputs, writerToken } = await importWithPackages(
+  const { requireCredentials, stackOutputs, writerToken } = await importWithPackages(
     new URL("./lib/stage.mjs", import.meta.url).href,
   );
+  if (values["aws-profile"]) process.env.AWS_PROFILE = values["aws-profile"];
+  // As npm run token does: without credentials, one line now rather than after the build.
+  await requireCredentials(where.region);
   const built = await run(process.execPath, ["scripts/build.mjs"]);
   if (built !== 0) return built;
   const deployed = await run(process.execPath, [serverlessBin, "deploy", ...args]);
-  if (deployed !== 0 || skipSmoke) return deployed;
+  if (deployed !== 0 || values["no-smoke"]) return deployed;
 
-  const where = target(args);
   const outputs = await stackOutputs(where);
   const plan = smokePlan(outputs, process.env);
   if ("print" in plan) {
@@ -116,4 +121,16 @@ async function main() {
 }
 
 // Imported by the tests for smokePlan; run as a command otherwise.
-if (process.argv[1] === fileURLToPath(import.meta.url)) await runCommand("deploy", main);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const argv = process.argv.slice(2);
+  await runWithFlags(
+    {
+      name: "deploy",
+      usage: USAGE,
+      flags: FLAGS,
+      read: (values) => ({ values, argv }),
+      run: deploy,
+    },
+    argv,
+  );
+}

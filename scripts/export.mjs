@@ -11,7 +11,8 @@ Reads every post of a service of this API (GET {URL}/api/post) and writes
 and updated_at as ISO 8601 with the source zone's offset (or null). npm run import reads it back.
 
 Options:
-  --from URL              the service (default http://localhost:3000, npm start)
+  --from URL              the service (default http://localhost:$PORT,
+                          or 3000 when PORT is unset: npm start)
   --from-time-zone ZONE   IANA zone of its YYYY-DD-MM HH:MM:SS timestamps (default UTC)
   --out FILE              where to write (default: standard output)
   --token T               bearer token, for a service whose reads need one (default: $API_TOKEN)
@@ -54,7 +55,7 @@ await runWithFlags({
   name: "export",
   usage: USAGE,
   flags: {
-    from: { type: "string", default: "http://localhost:3000" },
+    from: { type: "string" },
     "from-time-zone": { type: "string", default: "UTC" },
     out: { type: "string" },
     token: { type: "string" },

@@ -15,7 +15,8 @@ Options:
   --from URL|FILE          where the posts come from: a service (its base URL, e.g.
                            https://blog.example.com), a file written by npm run export, or a
                            JSON array of posts as the API shows them
-  --to URL                 the service to copy into (default http://localhost:3000, npm start)
+  --to URL                 the service to copy into (default http://localhost:$PORT,
+                           or 3000 when PORT is unset: npm start)
   --from-time-zone ZONE    IANA zone of the source's YYYY-DD-MM HH:MM:SS timestamps, for a
                            service or a bare array (default UTC)
   --to-time-zone ZONE      IANA zone the target shows its timestamps in, to compare instants
@@ -112,7 +113,7 @@ await runWithFlags({
   usage: USAGE,
   flags: {
     from: { type: "string" },
-    to: { type: "string", default: "http://localhost:3000" },
+    to: { type: "string" },
     "from-time-zone": { type: "string", default: "UTC" },
     "to-time-zone": { type: "string", default: "UTC" },
     token: { type: "string" },

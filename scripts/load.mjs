@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { connect, using } from "./lib/api.mjs";
-import { StopError, runWithFlags } from "./lib/cli.mjs";
+import { StopError, progress, runWithFlags } from "./lib/cli.mjs";
 
 /**
  * What each connection sends, in turn. `crud`: create a post, read, update it, list every post,
@@ -66,6 +66,7 @@ export const MIXES = /** @type {const} */ (["crud", "create"]);
  * @property {number} connections requests in flight at once
  * @property {(typeof MIXES)[number]} mix
  * @property {() => Promise<number>} [serverRss] samples the server's resident memory in bytes
+ * @property {boolean} [showProgress] a bar at a terminal, lines in a log, while it runs
  */
 
 /** Sends the requests and samples the server's memory twice a second meanwhile. */
@@ -79,16 +80,22 @@ export async function runLoad(/** @type {LoadOptions} */ options) {
   await sample();
   const sampler = setInterval(() => void sample().catch(() => undefined), 500);
   try {
-    const result = await autocannon({
-      url: options.baseUrl,
-      connections: options.connections,
-      amount: options.requests,
-      timeout: 20,
-      requests: requestsFor(options.mix, {
-        created: (id) => void createdIds.push(id),
-        deleted: (id) => void deletedIds.add(id),
-      }),
-    });
+    const bar = options.showProgress ? progress(options.requests, "requests") : undefined;
+    /** @type {autocannon.Result} */
+    const result = await new Promise((resolve, reject) => {
+      const sent = {
+        url: options.baseUrl,
+        connections: options.connections,
+        amount: options.requests,
+        timeout: 20,
+        requests: requestsFor(options.mix, {
+          created: (id) => void createdIds.push(id),
+          deleted: (id) => void deletedIds.add(id),
+        }),
+      };
+      const instance = autocannon(sent, (error, done) => (error ? reject(error) : resolve(done)));
+      instance.on("response", () => bar?.tick());
+    }).finally(() => bar?.end());
     await sample();
     const errors = result.errors + result.timeouts + result.non2xx;
     return { result, errors, rss: samples, createdIds, deletedIds };
@@ -203,7 +210,12 @@ async function run(options) {
   let failed = false;
   try {
     for (let round = 1; round <= options.rounds; round++) {
-      const load = await runLoad({ ...options, baseUrl: api.baseUrl, serverRss: api.rss });
+      const load = await runLoad({
+        ...options,
+        baseUrl: api.baseUrl,
+        serverRss: api.rss,
+        showProgress: true,
+      });
       console.log(`round ${round}: ${describeLoad(load, options.mix)}`);
       const after = await checkAfterLoad(api.baseUrl, load);
       console.log(

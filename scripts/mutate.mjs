@@ -5,37 +5,45 @@ import { spawn } from "node:child_process";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installRuntimeNode } from "./runtime-node.mjs";
+import { StopError, runWithFlags } from "./lib/cli.mjs";
 import { SetupError, requireJava } from "./lib/setup-checks.mjs";
 
 const LAYERS = ["pure", "storage"];
-const asked = process.argv.slice(2);
-const unknown = asked.filter((layer) => !LAYERS.includes(layer));
-if (unknown.length > 0) {
-  console.error(`Unknown layer ${unknown.join(", ")}: name pure, storage or neither (both).`);
-  process.exit(2);
-}
-const layers = asked.length > 0 ? asked : LAYERS;
-if (layers.includes("storage")) {
-  try {
-    requireJava();
-  } catch (error) {
-    console.error(error instanceof SetupError ? error.message : error);
-    process.exit(1);
+
+const USAGE = `Usage: npm run mutate -- [pure] [storage]
+
+Mutation testing of lib/ with StrykerJS (stryker.config.mjs): the pure modules (no DynamoDB), the
+storage modules (DynamoDB Local, so Java), or both when neither is named. Runs on the Lambda
+runtime's Node, downloaded once; the reports go to reports/mutation/. It takes tens of minutes.
+
+Options:
+  -h, --help   this text
+
+Exit codes: 0 every layer's run passed; 1 one did not; 2 a bad layer, or no Java for storage.`;
+
+/** The layers named on the command line (both when none is), checked. */
+function readLayers(/** @type {string[]} */ asked) {
+  const unknown = asked.filter((layer) => !LAYERS.includes(layer));
+  if (unknown.length > 0) {
+    throw new StopError(
+      `unknown layer ${unknown.join(", ")}: name pure, storage or neither (both)`,
+    );
   }
+  return asked.length > 0 ? asked : LAYERS;
 }
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const node = installRuntimeNode();
 // The package exports no path to its CLI, so it is named by its place in node_modules.
 const stryker = join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js");
 /**
  * Runs Stryker for one layer in a process group of its own, and ends that whole group when it
  * is done or this script is stopped: Stryker's test runners, their test processes and the
  * DynamoDB Local each runner starts would otherwise outlive an interrupted run.
+ * @param {string} node the runtime's Node
  * @param {string} layer
  * @returns {Promise<number | null>} the exit code
  */
-function runLayer(layer) {
+function runLayer(node, layer) {
   const child = spawn(node, [stryker, "run"], {
     cwd: root,
     stdio: "inherit",
@@ -68,9 +76,25 @@ function runLayer(layer) {
   );
 }
 
-let failed = false;
-for (const layer of layers) {
-  console.log(`\nmutation testing, ${layer} modules, on Node from ${node}`);
-  failed ||= (await runLayer(layer)) !== 0;
-}
-process.exit(failed ? 1 : 0);
+await runWithFlags({
+  name: "mutate",
+  usage: USAGE,
+  positionals: true,
+  read: (_values, positionals) => readLayers(positionals),
+  async run(layers) {
+    if (layers.includes("storage")) {
+      try {
+        requireJava();
+      } catch (error) {
+        throw new StopError(error instanceof SetupError ? error.message : String(error));
+      }
+    }
+    const node = installRuntimeNode();
+    let failed = false;
+    for (const layer of layers) {
+      console.log(`\nmutation testing, ${layer} modules, on Node from ${node}`);
+      failed ||= (await runLayer(node, layer)) !== 0;
+    }
+    return failed ? 1 : 0;
+  },
+});

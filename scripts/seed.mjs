@@ -1,6 +1,18 @@
 // `npm run seed`: posts a few sample posts to the running service (`npm start`). Each sample
 // has its own Idempotency-Key, so seeding twice within a day does not duplicate them.
-const base = process.env.API_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+import { StopError, runWithFlags, urlFlag } from "./lib/cli.mjs";
+
+const USAGE = `Usage: npm run seed -- [options]
+
+Creates four sample posts on a running service of this API, one line per post. Each has its own
+Idempotency-Key, so a second run within a day writes nothing new and says so.
+
+Options:
+  --url URL    the service (default $API_URL, else http://localhost:$PORT, 3000 when PORT is
+               unset: npm start)
+  -h, --help   this text
+
+Exit codes: 0 every sample is there; 1 one was refused; 2 the service cannot be reached.`;
 
 const samples = [
   { title: "Hello, world", content: "The first post on this blog." },
@@ -15,10 +27,27 @@ const samples = [
   },
 ];
 
-for (const [index, sample] of samples.entries()) {
-  let response;
+/** A request to the service; an unreachable one stops the run in one line. */
+async function send(/** @type {string} */ url, /** @type {RequestInit} */ init = {}) {
   try {
-    response = await fetch(`${base}/api/post`, {
+    return await fetch(url, init);
+  } catch {
+    throw new StopError(
+      `cannot reach ${new URL(url).origin}: start the service first with npm start`,
+    );
+  }
+}
+
+/** @param {string} base */
+async function run(base) {
+  const listed = await send(`${base}/api/post`);
+  /** @type {{ id: number }[]} */
+  const posts = /** @type {{ id: number }[]} */ (listed.ok ? await listed.json() : []);
+  const before = new Set(posts.map((post) => post.id));
+  let refused = 0;
+  let written = 0;
+  for (const [index, sample] of samples.entries()) {
+    const response = await send(`${base}/api/post`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -26,11 +55,20 @@ for (const [index, sample] of samples.entries()) {
       },
       body: JSON.stringify(sample),
     });
-  } catch {
-    console.error(`Cannot reach ${base}: start the service first with npm start.`);
-    process.exit(1);
+    const body = /** @type {{ id?: number }} */ (await response.json());
+    const again = response.status === 201 && before.has(body.id ?? 0);
+    console.log(`${response.status} ${JSON.stringify(body)}${again ? " (already there)" : ""}`);
+    if (response.status !== 201) refused++;
+    else if (!again) written++;
   }
-  const body = await response.json();
-  console.log(`${response.status} ${JSON.stringify(body)}`);
-  if (response.status !== 201) process.exitCode = 1;
+  if (written === 0 && refused === 0) console.log("Nothing new written: the samples were there.");
+  return refused === 0 ? 0 : 1;
 }
+
+await runWithFlags({
+  name: "seed",
+  usage: USAGE,
+  flags: { url: { type: "string" } },
+  read: (values) => urlFlag("url", values.url ?? (process.env.API_URL || undefined)),
+  run,
+});

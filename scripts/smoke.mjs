@@ -13,7 +13,8 @@ after it, when writes need a token 401 without one, and with --origin the CORS a
 also when a step fails or the run is interrupted.
 
 Options:
-  --url URL          the service (default http://localhost:3000, npm start)
+  --url URL          the service (default http://localhost:$PORT, 3000
+                     when PORT is unset: npm start)
   --token T          bearer token for writes (default: $API_TOKEN; npm run token prints one)
   --time-zone ZONE   the service's TIME_ZONE, an IANA zone (default: $TIME_ZONE, else UTC)
   --origin O         a browser origin CORS_ORIGINS allows: its preflight and answers are checked
@@ -105,7 +106,7 @@ await runWithFlags({
   name: "smoke",
   usage: USAGE,
   flags: {
-    url: { type: "string", default: "http://localhost:3000" },
+    url: { type: "string" },
     token: { type: "string" },
     "time-zone": { type: "string" },
     origin: { type: "string" },

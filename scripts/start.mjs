@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { referencePage } from "./docs.mjs";
+import { StopError, runWithFlags } from "./lib/cli.mjs";
 import {
   DATA_VERSION_FILE,
   SetupError,
@@ -56,24 +57,20 @@ function createShutdown() {
     isStopping: () => stopping,
     /** @param {() => Promise<unknown>} task */
     onExit: (task) => void tasks.push(task),
-    /** Prints what went wrong (a setup problem in one line, without a stack) and stops. */
+    /** Prints what went wrong in one line (its stack only with DEBUG set) and stops. */
     fail: async (/** @type {unknown} */ error) => {
-      console.error(error instanceof SetupError ? error.message : error);
+      console.error(error instanceof Error ? error.message : String(error));
+      if (process.env.DEBUG && !(error instanceof SetupError)) console.error(error);
       await stop(1);
     },
   };
 }
 
-/** The JWT settings as serverless.yml reads them; a bad AUTH_* setting stops here in one line. */
+/** The JWT settings as serverless.yml reads them (checked already, with every other setting). */
 function readAuthSettings() {
-  let auth;
-  try {
-    auth = /** @type {(Auth & { userPool: boolean }) | undefined} */ (
-      require("../config/auth.cjs").readAuth()
-    );
-  } catch (error) {
-    throw new SetupError(error instanceof Error ? error.message : String(error));
-  }
+  const auth = /** @type {(Auth & { userPool: boolean }) | undefined} */ (
+    require("../config/auth.cjs").readAuth()
+  );
   // The pool exists only in a deployed stack: locally its issuer would be a reference to nothing.
   if (auth?.userPool) {
     throw new SetupError(
@@ -127,6 +124,15 @@ async function createServer(
 ) {
   const { handlerNames } = await import("./build.mjs");
   const { spawnOffline } = await import("./lib/offline.mjs");
+  const { freePort } = await import("./lib/ports.mjs");
+  const { startLocalFront } = await import("./lib/local-front.mjs");
+  // serverless-offline listens on a port of its own; PORT is the front's (scripts/lib/local-front.mjs).
+  const offlinePort = await freePort();
+  const front = await startLocalFront({
+    target: `http://127.0.0.1:${offlinePort}`,
+    port: settings.port,
+  });
+  shutdown.onExit(front.stop);
   /** A digest of the built bundles, to tell a rebuild that changed them from one that did not. */
   const bundlesDigest = () => {
     const hash = createHash("sha256");
@@ -140,7 +146,8 @@ async function createServer(
   const serve = () => {
     servedDigest = bundlesDigest();
     const started = spawnOffline({
-      httpPort: settings.port,
+      host: "127.0.0.1",
+      httpPort: offlinePort,
       lambdaPort: settings.lambdaPort,
       dynamoEndpoint,
       postsTable: settings.tableName,
@@ -166,7 +173,7 @@ async function createServer(
         await old.stop();
         const next = serve();
         await next.ready().catch(() => undefined);
-        console.log(`\nRebuilt: serving the new bundles at ${next.baseUrl}/api/post\n`);
+        console.log(`\nRebuilt: serving the new bundles at ${front.url}/api/post\n`);
       });
     },
   };
@@ -213,14 +220,40 @@ Try:      curl -s -X POST ${base}/api/post -H 'content-type: application/json' -
 Samples:  npm run seed
 Contract: openapi.yaml (OpenAPI 3.1; npm run docs writes a page of it)
 Reference: ${reference}
-${authLine}Edits to handlers/ or lib/ are rebuilt and served without a restart.
+${authLine}Unlike AWS: no throttle or WAF limit, the list buffered, no signature check; see docs/running-locally.md#unlike-aws
+Edits to handlers/ or lib/ are rebuilt and served without a restart.
 Ctrl-C stops the API and DynamoDB Local.
 `;
+}
+
+const USAGE = `Usage: npm start
+
+Serves the API at http://localhost:$PORT/api/post (3000 by default) as API Gateway would, on
+DynamoDB Local with its data in $DYNAMODB_DATA_DIR (.dynamodb/), rebuilding and serving again on
+every edit to handlers/ or lib/. Every setting is read from the environment and checked first
+(docs/configuration.md); docs/running-locally.md says what differs from AWS.
+
+Options:
+  -h, --help   this text
+
+Ctrl-C stops everything it started. Exit codes: 1 a setup problem (one line says what to do);
+2 a bad option or setting.`;
+
+/** Every setting, checked by the same code serverless.yml runs (config/settings.cjs). */
+function checkEverySetting() {
+  try {
+    // Named through a variable: type-checking every config module it reaches is not this file's job.
+    const settingsModule = "../config/settings.cjs";
+    require(settingsModule).checkSettings();
+  } catch (error) {
+    throw new StopError(/** @type {Error} */ (error).message);
+  }
 }
 
 async function main() {
   // Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  checkEverySetting();
   const settings = readSettings();
   const shutdown = createShutdown();
   try {
@@ -239,6 +272,7 @@ async function main() {
   } catch (error) {
     await shutdown.fail(error);
   }
+  return 0;
 }
 
-await main();
+await runWithFlags({ name: "npm start", usage: USAGE, run: main });

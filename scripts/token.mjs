@@ -1,7 +1,6 @@
 // `npm run token`: an access token for a stage's machine client (AUTH_USER_POOL=true), printed
 // alone on standard output, ready for `Authorization: Bearer`. See docs/deploying.md.
-import { parseArgs } from "node:util";
-import { importWithPackages, readFlags, runCommand } from "./lib/cli.mjs";
+import { importWithPackages, runWithFlags } from "./lib/cli.mjs";
 
 const USAGE = `Usage: npm run -s token -- [options]
 
@@ -20,29 +19,20 @@ Options:
 Exit codes: 0 the token is printed; 2 none could be had (no AWS credentials, no such stack, a
 stack without the pool, a refusal), with one line saying what to do.`;
 
-async function main() {
-  const values = readFlags(
-    () =>
-      parseArgs({
-        args: process.argv.slice(2),
-        options: {
-          stage: { type: "string", default: "dev" },
-          region: { type: "string", default: "us-east-1" },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      }).values,
-  );
-  if (values.help) {
-    console.log(USAGE);
+await runWithFlags({
+  name: "token",
+  usage: USAGE,
+  flags: {
+    stage: { type: "string", default: "dev" },
+    region: { type: "string", default: "us-east-1" },
+  },
+  read: (values) => ({ stage: values.stage, region: values.region }),
+  async run(where) {
+    /** @type {typeof import("./lib/stage.mjs")} */
+    const { stackOutputs, writerToken } = await importWithPackages(
+      new URL("./lib/stage.mjs", import.meta.url).href,
+    );
+    console.log(await writerToken(await stackOutputs(where), where));
     return 0;
-  }
-  const where = { stage: values.stage, region: values.region };
-  /** @type {typeof import("./lib/stage.mjs")} */
-  const { stackOutputs, writerToken } = await importWithPackages(
-    new URL("./lib/stage.mjs", import.meta.url).href,
-  );
-  console.log(await writerToken(await stackOutputs(where), where));
-  return 0;
-}
-
-await runCommand("token", main);
+  },
+});

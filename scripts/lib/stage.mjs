@@ -39,6 +39,18 @@ function awsProblem(
   return new StopError(`${name}: ${message}`);
 }
 
+/** Resolves the caller's AWS credentials, without a call to AWS: none is a StopError at once. */
+export async function requireCredentials(/** @type {string} */ region) {
+  const client = new CloudFormationClient({ region });
+  try {
+    await client.config.credentials();
+  } catch (error) {
+    throw awsProblem(error, "", region);
+  } finally {
+    client.destroy();
+  }
+}
+
 /**
  * The outputs of the stage's stack, by key.
  * @param {{ stage: string, region: string }} where

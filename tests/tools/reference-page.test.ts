@@ -20,6 +20,7 @@ interface Operation {
   summary: string;
 }
 type PathItems = Record<string, Record<string, { operationId?: string; summary?: string }>>;
+type Info = { description: string };
 
 /** Every operation of a contract's `paths`. */
 function operationsOf(paths: PathItems): Operation[] {
@@ -89,6 +90,19 @@ describe("the reference page", () => {
     for (const op of operations) expect(html).toContain(JSON.stringify(op.summary));
   });
 
+  it("lands on the five operations: none inside a tag's group, the intro about posts first", () => {
+    const embedded = /__redoc_definition = (.+);$/m.exec(html)?.[1] ?? "{}";
+    const shown = JSON.parse(embedded) as { tags?: unknown; paths: PathItems; info: Info };
+    expect(shown.tags).toBeUndefined();
+    const tagged = Object.values(shown.paths).flatMap((item) =>
+      Object.values(item).filter((op) => "tags" in op),
+    );
+    expect(tagged).toEqual([]);
+    const opening = shown.info.description.split("\n\n")[0] ?? "";
+    expect(opening).toMatch(/^One resource, the blog post/);
+    expect(opening).not.toMatch(/gateway|WAF|404|413/);
+  });
+
   it("opens offline: Redoc is inlined, nothing is loaded from a CDN", () => {
     expect(externalResources(html)).toEqual([]);
     expect(html).toContain("RedocStandalone");
@@ -98,7 +112,7 @@ describe("the reference page", () => {
 describe("the page checks", () => {
   it("report an operation whose summary is not on the page", () => {
     const listPosts = operations.find((op) => op.operationId === "listPosts");
-    const changed = html.replace(
+    const changed = html.replaceAll(
       JSON.stringify(listPosts?.summary),
       JSON.stringify("List some posts"),
     );

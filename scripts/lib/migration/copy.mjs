@@ -1,10 +1,10 @@
 // Copying posts into a service of this API: each one created with its own id and timestamps, a
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
+import { UnreachableError } from "../../../client/errors.mjs";
 import { connect, isAnswer, reasonOf, using } from "../api.mjs";
-import { StopError } from "../cli.mjs";
+import { StopError, progress } from "../cli.mjs";
 import { clockOf } from "./source.mjs";
-import { progress } from "./progress.mjs";
 
 /**
  * @typedef {import("./source.mjs").SourcePost} SourcePost
@@ -76,6 +76,21 @@ async function pool(
   if (stopped) throw stopped.error;
 }
 
+/**
+ * One call sent once, so that a target nothing answers on stops the run at once, rather than
+ * after every create has spent its retries. Any answer will do: the creates say what it means.
+ */
+async function reach(/** @type {CopyOptions} */ options) {
+  const probe = await connect(options.to, {
+    token: options.token,
+    name: "The target",
+    attempts: 1,
+  });
+  await probe.blog.getPost(1).catch(async (/** @type {unknown} */ error) => {
+    if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
+  });
+}
+
 /** Creates every source post on the target, or finds it there; never overwrites one. */
 export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOptions} */ options) {
   const target = await connect(options.to, { token: options.token, name: "The target" });
@@ -133,6 +148,7 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   if (options.dryRun)
     return { results: [...results, ...(await plan(source, target, clock))], target };
 
+  await reach(options);
   const bar = progress(source.posts.length, "posts");
   try {
     await pool(source.posts, options.concurrency, async (post) => {

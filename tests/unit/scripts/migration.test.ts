@@ -1,9 +1,7 @@
 // Unit: the parts of `npm run import` and `npm run export` that need no service: local times of a
-// zone across daylight saving changes, ISO offsets, the identity check
-// behind "already there", and the progress report at a terminal and in a log.
+// zone across daylight saving changes, ISO offsets, the identity check behind "already there".
 import { describe, expect, it } from "vitest";
 import { differences } from "../../../scripts/lib/migration/copy.mjs";
-import { progress } from "../../../scripts/lib/migration/progress.mjs";
 import { ZonedClock, isoWithOffset } from "../../../scripts/lib/zoned-time.mjs";
 
 const paris = new ZonedClock("Europe/Paris");
@@ -99,44 +97,5 @@ describe("differences", () => {
       ),
     ).toEqual(["title", "created_at", "updated_at"]);
     expect(differences({ ...source, updated_at: 0 }, shown, paris)).toEqual(["updated_at"]);
-  });
-});
-
-describe("progress", () => {
-  const sink = () => {
-    const written: string[] = [];
-    return {
-      written,
-      stream: { write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream,
-    };
-  };
-
-  it("redraws a bar in place at a terminal, with the rate and the time left", () => {
-    let now = 0;
-    const { written, stream } = sink();
-    const bar = progress(4, "posts", { stream, now: () => now, interactive: true });
-    now = 1000;
-    bar.tick();
-    now = 2000;
-    bar.tick();
-    bar.end();
-    expect(written.at(-2)).toBe(
-      `\r\u001b[K[${"█".repeat(15)}${"░".repeat(15)}] 2/4 posts, 1.0/s, ETA 2s`,
-    );
-    expect(written.at(-1)).toBe("\n");
-  });
-
-  it("writes plain lines, at most one every few seconds, without a terminal", () => {
-    let now = 0;
-    const { written, stream } = sink();
-    const report = progress(100, "posts", { stream, now: () => now, interactive: false });
-    for (let i = 0; i < 100; i++) {
-      now += 100;
-      report.tick();
-    }
-    report.end();
-    expect(written.every((line) => line.endsWith("\n") && !line.includes("\r"))).toBe(true);
-    expect(written.length).toBeLessThanOrEqual(3);
-    expect(written.at(-1)).toBe("100/100 posts, 10/s\n");
   });
 });

@@ -1,0 +1,108 @@
+// Every setting checked once, here, before anything is built or started: `npm start` calls
+// checkSettings, and serverless.yml resolves `stage` from this file first of all (osls reads the
+// stage before any other property), so `serverless print`, `package` and `deploy` refuse a bad
+// value at the same point. Each setting's own module keeps what it accepts; this file asks them all.
+const { readApplicationLogLevel } = require("./logging.cjs");
+const { readRateLimit } = require("./waf.cjs");
+const { positiveInteger, readReservedConcurrency } = require("./limits.cjs");
+const { readAuth } = require("./auth.cjs");
+const { readAlarmSettings } = require("./alarms.cjs");
+const { readOrigins } = require("./cors.cjs");
+const { readStageSettings } = require("./rest-stage.cjs");
+
+/** The retention periods CloudWatch Logs accepts, in days. */
+const RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+  3653,
+];
+
+/** A setting refused: one line that names it and what it accepts, without a stack. */
+class SettingError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "SettingError";
+    // osls prints a rejection's stack when it has one; this message is the whole story.
+    this.stack = "";
+  }
+  toString() {
+    return this.message;
+  }
+}
+
+/** A TCP port setting, when set. */
+function port(name, env) {
+  const raw = (env[name] ?? "").trim();
+  if (raw === "") return;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > 65535) {
+    throw new Error(`${name} must be a port number from 1 to 65535, not ${JSON.stringify(raw)}`);
+  }
+}
+
+/** TIME_ZONE, when set: an IANA zone this Node (and so Lambda's) knows. */
+function timeZone(env) {
+  const zone = (env.TIME_ZONE ?? "").trim();
+  if (zone === "") return;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+  } catch {
+    throw new Error(
+      `TIME_ZONE must be an IANA time zone such as Europe/Paris, not ${JSON.stringify(zone)}`,
+    );
+  }
+}
+
+/** Settings read by the functions at run time (lib/app/config.ts), refused here first. */
+function functionSettings(env) {
+  const size = (env.ID_BLOCK_SIZE ?? "").trim();
+  if (size !== "" && !(/^\d+$/.test(size) && Number(size) >= 1 && Number(size) <= 10_000)) {
+    throw new Error(
+      `ID_BLOCK_SIZE must be a whole number from 1 to 10000, not ${JSON.stringify(size)}`,
+    );
+  }
+  const days = (env.LOG_RETENTION_DAYS ?? "").trim();
+  if (days !== "" && !RETENTION_DAYS.includes(Number(days))) {
+    throw new Error(
+      `LOG_RETENTION_DAYS must be one of CloudWatch's periods (${RETENTION_DAYS.join(", ")}), not ${JSON.stringify(days)}`,
+    );
+  }
+}
+
+/** Every check, in the order docs/configuration.md lists the settings. */
+const CHECKS = [
+  (env) => port("PORT", env),
+  (env) => port("DYNAMODB_PORT", env),
+  (env) => port("LAMBDA_PORT", env),
+  timeZone,
+  readApplicationLogLevel,
+  functionSettings,
+  readOrigins,
+  readAuth,
+  readRateLimit,
+  readStageSettings,
+  (env) => positiveInteger("TABLE_MAX_READ_UNITS", env),
+  (env) => positiveInteger("TABLE_MAX_WRITE_UNITS", env),
+  readReservedConcurrency,
+  readAlarmSettings,
+];
+
+/** Checks every setting in `env`; the first bad one is a SettingError. */
+function checkSettings(env = process.env) {
+  for (const check of CHECKS) {
+    try {
+      check(env);
+    } catch (error) {
+      throw new SettingError(error instanceof Error ? error.message : String(error));
+    }
+  }
+}
+
+module.exports = {
+  SettingError,
+  checkSettings,
+  /** serverless.yml's provider.stage: --stage (dev by default), once every setting is checked. */
+  stage: ({ options }) => {
+    checkSettings();
+    return options.stage ?? "dev";
+  },
+};

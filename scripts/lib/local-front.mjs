@@ -1,0 +1,138 @@
+// The local stand-in for API Gateway's edge, in front of serverless-offline: what the gateway does
+// before and after a function that serverless-offline does otherwise (docs/running-locally.md).
+// - A JSON body reaches the function as its exact bytes, base64 (isBase64Encoded), as the REST
+//   API's binary media type makes the gateway do; serverless-offline would parse it first and hand
+//   over the inner text of a JSON string, or nothing for `null`, and decode bad UTF-8 as U+FFFD.
+// - A route or method the API does not have (plain OPTIONS without CORS, HEAD) is the gateway's
+//   404; Range is ignored, as the gateway does; without CORS_ORIGINS, no CORS header at all.
+import { request as forward, createServer } from "node:http";
+import { createRequire } from "node:module";
+
+const { readOrigins } = createRequire(import.meta.url)("../../config/cors.cjs");
+const { GATEWAY_RESPONSES, allowOriginParameter } = createRequire(import.meta.url)(
+  "../../config/gateway-responses.cjs",
+);
+
+/** The routes of serverless.yml: a method and path not among them is the gateway's 404. */
+const ROUTES = [
+  { path: /^\/api\/post$/, methods: ["GET", "POST"] },
+  { path: /^\/api\/post\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
+];
+/** The gateway's limit on a request's payload (REQUEST_TOO_LARGE above it). */
+const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+/** Content types serverless-offline parses as JSON itself; a missing one counts as JSON there. */
+const PARSED_BY_OFFLINE = /^(application\/json|application\/vnd\.api\+json)\s*(;|$)/i;
+/** The REST API's binary media type (serverless.yml): these bodies go to the function as bytes. */
+const BINARY_MEDIA = /^application\/json\s*(;|$)/i;
+
+/**
+ * What the gateway answers itself for a request, as `{ status, body, headers }`, or undefined
+ * when it goes to a function. `origins` is CORS_ORIGINS, read.
+ * @param {{ method: string, path: string, size: number, origin?: string }} request
+ * @param {string[]} origins
+ */
+export function gatewayAnswer({ method, path, size, origin }, origins) {
+  const route = ROUTES.find((r) => r.path.test(path));
+  const preflight = method === "OPTIONS" && route !== undefined && origins.length > 0;
+  /** @type {keyof typeof GATEWAY_RESPONSES | undefined} */
+  let type;
+  if (!preflight && !route?.methods.includes(method)) type = "MISSING_AUTHENTICATION_TOKEN";
+  else if (size > GATEWAY_MAX_BYTES) type = "REQUEST_TOO_LARGE";
+  if (!type) return undefined;
+  const { status, body, headers = {} } = GATEWAY_RESPONSES[type];
+  /** @type {Record<string, string>} */
+  const sent = {
+    "content-type": "application/json",
+    "x-content-type-options": "nosniff",
+    "cache-control": "no-store",
+    ...headers,
+  };
+  const allow = allowOriginParameter(origins);
+  if (allow) {
+    sent["access-control-allow-origin"] = allow.startsWith("'") ? allow.slice(1, -1) : origin;
+    sent.vary = "Origin";
+  }
+  return { status, body, headers: sent };
+}
+
+/**
+ * The request headers serverless-offline is to see: a JSON body marked as bytes (it then hands
+ * the function base64, as the gateway with its binary media type does), any other body as text
+ * it will not parse, and no Range (the gateway ignores it).
+ * @param {import("node:http").IncomingHttpHeaders} headers
+ * @param {number} size
+ */
+export function forwardedHeaders(headers, size) {
+  const { range: _range, "if-range": _ifRange, ...kept } = headers;
+  if (size === 0) return kept;
+  const type = headers["content-type"] ?? "";
+  if (BINARY_MEDIA.test(type)) kept["content-type"] = "application/octet-stream";
+  else if (type === "" || PARSED_BY_OFFLINE.test(type)) kept["content-type"] = "text/plain";
+  kept["content-length"] = String(size);
+  return kept;
+}
+
+/**
+ * Starts the front on `port` (0: one the OS picks), passing requests to serverless-offline at
+ * `target` (its base URL). `corsOrigins` defaults to CORS_ORIGINS.
+ * @param {{ target: string, port?: number, host?: string, corsOrigins?: string[] }} options
+ * @returns {Promise<{ url: string, stop: () => Promise<void> }>}
+ */
+export async function startLocalFront({ target, port = 0, host = "localhost", corsOrigins }) {
+  const origins = corsOrigins ?? readOrigins();
+  const to = new URL(target);
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const method = req.method ?? "GET";
+    const own = gatewayAnswer(
+      { method, path, size: body.length, origin: req.headers.origin },
+      origins,
+    );
+    if (own) {
+      res.writeHead(own.status ?? 404, own.headers).end(own.body);
+      return;
+    }
+    const upstream = forward(
+      {
+        host: to.hostname,
+        port: to.port,
+        method,
+        path: req.url,
+        headers: forwardedHeaders(req.headers, body.length),
+      },
+      (answer) => {
+        const headers = { ...answer.headers };
+        // Without CORS_ORIGINS the gateway adds no CORS header; serverless-offline echoes any Origin.
+        if (origins.length === 0) {
+          for (const name of Object.keys(headers)) {
+            if (name.startsWith("access-control-")) delete headers[name];
+          }
+        }
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.once("error", () => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+      res.end(JSON.stringify({ detail: "Bad gateway: serverless-offline did not answer" }));
+    });
+    upstream.end(body);
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(undefined));
+  });
+  const address = server.address();
+  const bound = typeof address === "object" && address ? address.port : port;
+  return {
+    url: `http://${host}:${bound}`,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

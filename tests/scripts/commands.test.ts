@@ -1,0 +1,83 @@
+// Every command package.json runs through one of this repository's scripts answers --help with
+// its usage and exit code 0, and an unknown flag with one line and exit code 2, doing nothing else.
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const { scripts } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
+  scripts: Record<string, string>;
+};
+/** `npm run <name>` → the script file it runs with node. */
+const commands = Object.entries(scripts)
+  .map(([name, line]) => [name, /^node ((?:scripts|bench)\/\S+\.mjs)$/.exec(line)?.[1]] as const)
+  .filter((entry): entry is readonly [string, string] => entry[1] !== undefined);
+
+/** Runs a command's script with `args`; its exit code and what it printed. */
+async function run(script: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [script, ...args], {
+      cwd: root,
+      timeout: 30_000,
+      // No AWS, no service: a command that went on past its flags would fail differently.
+      env: { ...process.env, PORT: "1", AWS_PROFILE: "none-such", ...extraEnv },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
+    return { code, stdout, stderr };
+  }
+}
+
+describe("every command's skeleton", () => {
+  it("covers the commands people run", () => {
+    expect(commands.map(([name]) => name).sort()).toEqual(
+      [
+        "bench",
+        "build",
+        "deploy",
+        "docs",
+        "export",
+        "import",
+        "load",
+        "mutate",
+        "seed",
+        "smoke",
+        "start",
+        "token",
+      ].sort(),
+    );
+  });
+
+  it.each(commands)("npm run %s -- --help: its usage, exit code 0", async (_name, script) => {
+    const { code, stdout, stderr } = await run(script, ["--help"]);
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(stdout).toMatch(/^Usage: npm /);
+  });
+
+  it.each(commands)("npm run %s -- --bogus: one line, exit code 2", async (name, script) => {
+    const { code, stdout, stderr } = await run(script, ["--bogus"]);
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toContain("'--bogus'");
+    expect(stderr).toMatch(new RegExp(`^(npm )?${name === "start" ? "start" : name}: `));
+  });
+});
+
+describe("npm run deploy", () => {
+  it("without AWS credentials, says so in one line before building anything", async () => {
+    const { code, stdout, stderr } = await run("scripts/deploy.mjs", [], {
+      AWS_ACCESS_KEY_ID: "",
+      AWS_SECRET_ACCESS_KEY: "",
+      AWS_CONFIG_FILE: "/nonexistent/config",
+      AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials",
+      AWS_EC2_METADATA_DISABLED: "true",
+    });
+    // Nothing on standard output: the build, which prints its count there, never ran.
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.trim()).toMatch(/^deploy: no AWS credentials found: set AWS_PROFILE/);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+});

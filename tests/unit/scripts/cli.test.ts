@@ -1,0 +1,138 @@
+// Unit: the skeleton every command runs in (scripts/lib/cli.mjs): --help, an unknown flag, a
+// failure in one line, the service on $PORT, and progress at a terminal or in a log.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { StopError, localUrl, progress, runWithFlags, urlFlag } from "../../../scripts/lib/cli.mjs";
+
+let out: string[];
+let err: string[];
+beforeEach(() => {
+  out = [];
+  err = [];
+  vi.spyOn(console, "log").mockImplementation((line: string) => void out.push(line));
+  vi.spyOn(console, "error").mockImplementation((line: unknown) => void err.push(String(line)));
+  process.exitCode = undefined;
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+});
+
+/** A command whose run records that it ran, and fails as told. */
+const command = (fail?: Error) => {
+  const ran: unknown[] = [];
+  return {
+    ran,
+    spec: {
+      name: "demo",
+      usage: "Usage: demo [--count N]",
+      flags: { count: { type: "string" as const, default: "1" } },
+      read: (values: Record<string, unknown>) => Number(values.count),
+      run: async (count: number) => {
+        ran.push(count);
+        if (fail) throw fail;
+        return 0;
+      },
+    },
+  };
+};
+
+describe("runWithFlags", () => {
+  it.each([["--help"], ["-h"], ["--count", "3", "--help"]])(
+    "%s prints the usage and exits 0 without running anything",
+    async (...argv) => {
+      const { ran, spec } = command();
+      await runWithFlags(spec, argv);
+      expect([out, ran, process.exitCode]).toEqual([["Usage: demo [--count N]"], [], 0]);
+    },
+  );
+
+  it("refuses an unknown flag in one line with exit code 2, having done nothing", async () => {
+    const { ran, spec } = command();
+    await runWithFlags(spec, ["--bogus"]);
+    expect(ran).toEqual([]);
+    expect(err).toEqual(["demo: Unknown option '--bogus' (see --help)"]);
+    expect(process.exitCode).toBe(2);
+  });
+
+  it("refuses a positional argument unless the command takes some", async () => {
+    const { ran, spec } = command();
+    await runWithFlags(spec, ["extra"]);
+    expect([ran, process.exitCode]).toEqual([[], 2]);
+    await runWithFlags({ ...spec, positionals: true, read: (_v, rest) => rest.length }, ["a"]);
+    expect([ran, process.exitCode]).toEqual([[1], 0]);
+  });
+
+  it("runs with the flags read, and its result is the exit code", async () => {
+    const { ran, spec } = command();
+    await runWithFlags(spec, ["--count", "7"]);
+    expect([ran, process.exitCode]).toEqual([[7], 0]);
+  });
+
+  it("says a StopError in one line, with its exit code", async () => {
+    await runWithFlags(command(new StopError("no way")).spec, []);
+    expect([err, process.exitCode]).toEqual([["demo: no way"], 2]);
+    await runWithFlags(command(new StopError("refused", 1)).spec, []);
+    expect(process.exitCode).toBe(1);
+  });
+
+  it("says any other failure in one line, exit code 1, without its stack", async () => {
+    vi.stubEnv("DEBUG", "");
+    await runWithFlags(command(new TypeError("x is not a function")).spec, []);
+    expect(err).toEqual(["demo: x is not a function"]);
+    expect(process.exitCode).toBe(1);
+    vi.unstubAllEnvs();
+  });
+});
+
+describe("the service npm start serves", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("is on $PORT, 3000 when unset, for every flag left out", () => {
+    expect(localUrl({})).toBe("http://localhost:3000");
+    expect(localUrl({ PORT: "4100" })).toBe("http://localhost:4100");
+    vi.stubEnv("PORT", "4200");
+    expect(urlFlag("to", undefined)).toBe("http://localhost:4200");
+    expect(urlFlag("to", "https://blog.example")).toBe("https://blog.example");
+  });
+
+  it.each(["abc", "0", "70000", "30.5"])("refuses PORT=%s in one line", (port) => {
+    expect(() => localUrl({ PORT: port })).toThrow(
+      new StopError(`PORT must be a port number from 1 to 65535, not "${port}"`),
+    );
+  });
+});
+
+describe("progress", () => {
+  const sink = (isTTY: boolean) => {
+    const written: string[] = [];
+    const stream = {
+      isTTY,
+      columns: 120,
+      write: (text: string) => void written.push(text),
+      cursorTo: () => true,
+      clearLine: () => true,
+    } as unknown as NodeJS.WriteStream;
+    return { written, stream };
+  };
+
+  it("draws a bar with the count at a terminal", () => {
+    const { written, stream } = sink(true);
+    const bar = progress(4, "posts", { stream });
+    bar.tick();
+    bar.tick();
+    bar.end();
+    const text = written.join("");
+    expect(text).toContain("2/4 posts");
+    expect(text).toMatch(/\[[█░]{30}\]/);
+  });
+
+  it("writes plain lines, without control characters, elsewhere", () => {
+    const { written, stream } = sink(false);
+    const report = progress(100, "posts", { stream });
+    report.tick(100);
+    report.end();
+    const text = written.join("");
+    expect(text).toContain("100/100 posts");
+    for (const drawn of ["\r", "\u001b", "█"]) expect(text).not.toContain(drawn);
+  });
+});
