@@ -15,8 +15,8 @@ const { GATEWAY_RESPONSES, allowOriginParameter } = createRequire(import.meta.ur
 
 /** The routes of serverless.yml: a method and path not among them is the gateway's 404. */
 const ROUTES = [
-  { path: /^\/api\/post$/, methods: ["GET", "POST"] },
-  { path: /^\/api\/post\/[^/]+$/, methods: ["GET", "PUT", "DELETE"] },
+  { path: /^\/api\/post\/?$/, methods: ["GET", "POST"] },
+  { path: /^\/api\/post\/[^/]+\/?$/, methods: ["GET", "PUT", "DELETE"] },
 ];
 /** The gateway's limit on a request's payload (REQUEST_TOO_LARGE above it). */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;

@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../scripts/lib/dynamodb-local.mjs";
+import { startLocalFront } from "../../scripts/lib/local-front.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { type PostsTable, freshTable } from "./db.js";
 
@@ -153,7 +154,7 @@ export async function startOffline({
       await table.drop();
     })());
 
-  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const offlineUrl = `http://127.0.0.1:${httpPort}`;
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (exited) {
@@ -161,27 +162,37 @@ export async function startOffline({
       throw new Error(`serverless-offline exited before answering HTTP. Output:\n${output}`);
     }
     try {
-      const probe = await fetch(`${baseUrl}/api/post`, { signal: AbortSignal.timeout(5_000) });
+      const probe = await fetch(`${offlineUrl}/api/post`, { signal: AbortSignal.timeout(5_000) });
       await probe.arrayBuffer();
       break;
     } catch {
       if (Date.now() > deadline) {
         await stop();
         throw new Error(
-          `serverless-offline did not answer GET ${baseUrl}/api/post within ` +
+          `serverless-offline did not answer GET ${offlineUrl}/api/post within ` +
             `${readyTimeoutMs} ms. Output:\n${output}`,
         );
       }
       await sleep(200);
     }
   }
+  // The requests go through npm start's front, as API Gateway's edge (scripts/lib/local-front.mjs).
+  const corsOrigins = (env.CORS_ORIGINS ?? "")
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  const front = await startLocalFront({ target: offlineUrl, host: "127.0.0.1", corsOrigins });
+  const stopOffline = stop;
   return {
-    baseUrl,
+    baseUrl: front.url,
     lambdaUrl: `http://127.0.0.1:${lambdaPort}`,
     table,
     timeZone,
     output: () => output,
     logLines: () => logLines,
-    stop,
+    stop: async () => {
+      await front.stop();
+      await stopOffline();
+    },
   };
 }
