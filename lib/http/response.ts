@@ -115,6 +115,9 @@ export async function outgoing(
     ...(reply.statusCode >= 400 ? ERROR_HEADERS : {}),
     ...reply.headers,
   };
+  // A 204's `detail` stays in the function's result (the spec), but no body reaches the client,
+  // so no header describes one.
+  if (reply.statusCode === 204) delete headers["content-type"];
   if (!gzip || bytes < GZIP_MIN_BYTES) {
     return { statusCode: reply.statusCode, headers, body: pieces, gzipped: false, bytes };
   }

@@ -115,7 +115,8 @@ function checkTimestamp(field: string, value: unknown): StoredTimestamp {
   const stored = parseClientTimestamp(value);
   if (stored === undefined) {
     throw new ValidationError(
-      `${field} must be null, "YYYY-DD-MM HH:MM:SS" or an ISO 8601 date-time with an offset`,
+      `${field} must be null, "YYYY-DD-MM HH:MM:SS" or an ISO 8601 date-time with an offset, ` +
+        "naming an instant in the years 0001 to 9998 (UTC)",
     );
   }
   return stored;

@@ -32,6 +32,9 @@ describe("replies", () => {
       { method: "DELETE", postId: "1" },
     );
     expect(gone).toMatchObject({ status: 204, body: { detail: "Blog post #1 deleted" } });
+    // No body reaches an HTTP client on a 204, so no content-type names one.
+    expect(made.headers["content-type"]).toBe("application/json");
+    expect(gone.headers["content-type"]).toBeUndefined();
     for (const response of [made, gone]) {
       expect(response.headers["x-content-type-options"]).toBe("nosniff");
       // Successful answers may be cached by a client; only errors are marked no-store.

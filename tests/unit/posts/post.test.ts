@@ -117,10 +117,11 @@ describe("validateCreate", () => {
   });
 
   it.each(["created_at", "updated_at"])("rejects a bad %s, naming it", (field) => {
-    for (const value of ["yesterday", 0, "2026-13-13 00:00:00"]) {
+    for (const value of ["yesterday", 0, "2026-13-13 00:00:00", "0000-01-01T00:00Z"]) {
       expect(() => validateCreate({ title: "t", content: "c", [field]: value })).toThrow(
         new ValidationError(
-          `${field} must be null, "YYYY-DD-MM HH:MM:SS" or an ISO 8601 date-time with an offset`,
+          `${field} must be null, "YYYY-DD-MM HH:MM:SS" or an ISO 8601 date-time with an offset, ` +
+            "naming an instant in the years 0001 to 9998 (UTC)",
         ),
       );
     }
