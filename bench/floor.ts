@@ -22,12 +22,13 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
     update: (name: string, id: number, changes: PostChanges) => table(name).update(id, changes),
     remove: (name: string, id: number) => table(name).delete(id),
   };
-  /** Then the marker's ADD, as every acknowledged write makes it. */
+  /** Then the marker's ADD and slot, as every acknowledged write makes them, for the post's id. */
   const marked =
     <A extends unknown[], R>(write: (name: string, ...args: A) => Promise<R>) =>
     async (name: string, ...args: A) => {
       const result = await write(name, ...args);
-      await new ChangeMarker(sender, name).advance();
+      const written = (result as { id?: unknown } | undefined)?.id ?? args[0];
+      await new ChangeMarker(sender, name).advance(Number(written));
       return result;
     };
   return {

@@ -45,7 +45,7 @@ export const getPost = (posts: PostRepository, log: Logger, corsOrigins: readonl
   httpHandler(
     async (request) => {
       const id = parsePostId(request.pathId);
-      const post = await posts.get(id, request.signal);
+      const post = await posts.get(id, request.signal, request.counts);
       if (!post) throw new PostNotFoundError(id);
       const json = JSON.stringify(serializePost(post));
       return okUnlessHeld([json], etagOf(json), request.header("if-none-match"));
@@ -91,7 +91,7 @@ export const updatePost = (
     async (request) => {
       const id = parsePostId(request.pathId);
       const changes = validateUpdate(request.jsonObject());
-      return ok(serializePost(await posts.update(id, changes, request.signal)));
+      return ok(serializePost(await posts.update(id, changes, request.signal, request.counts)));
     },
     log,
     { pathParameter: ONE_POST, corsOrigins },
@@ -106,7 +106,7 @@ export const deletePost = (
   httpHandler(
     async (request) => {
       const id = parsePostId(request.pathId);
-      await posts.delete(id, request.signal);
+      await posts.delete(id, request.signal, request.counts);
       return noContent(`Blog post #${id} deleted`);
     },
     log,
