@@ -2,6 +2,7 @@
 // acknowledged, each with a ring of the last writes' post ids, so a list can tell in one call
 // whether anything changed, and which posts.
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { StorageError } from "../posts/errors.js";
 import { batchGetIds } from "./batch-get.js";
 import { ConditionFailed, type Sender } from "./sender.js";
 
@@ -88,7 +89,10 @@ export class ChangeMarker {
       ReturnValues: "UPDATED_NEW",
     });
     const { Attributes } = await this.sender.send(add, signal);
-    const sequence = Number(Attributes?.[CHANGES_ATTRIBUTE]);
+    const sequence = Attributes?.[CHANGES_ATTRIBUTE] as number;
+    if (!Number.isSafeInteger(sequence)) {
+      throw new StorageError("ChangeMarkerUnnumbered: the marker's ADD returned no count");
+    }
     const record = new UpdateCommand({
       TableName: this.tableName,
       Key: key,
