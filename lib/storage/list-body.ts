@@ -1,14 +1,15 @@
 // The list as one instance keeps it: each post's JSON bytes in ascending id order, built once by a
 // Scan and then patched post by post, and the answer's pieces, size and ETag made from them.
-import { etagOfParts } from "../posts/etag.js";
+import { etagOfPostDigests, postDigest } from "../posts/etag.js";
 import { type Post, serializePost } from "../posts/post.js";
 import type { ListBody } from "../posts/repository.js";
 import type { PostsTable } from "./posts-table.js";
 
-/** One post of a kept list: its id and its JSON as UTF-8 bytes. */
+/** One post of a kept list: its id, its JSON as UTF-8 bytes, and their digest for the ETag. */
 export interface ListEntry {
   id: number;
   json: Uint8Array;
+  digest: Uint8Array;
 }
 
 /** The separators between the posts' JSON, shared by every list. */
@@ -33,7 +34,8 @@ export async function scanEntries(table: PostsTable, signal?: AbortSignal): Prom
     let at = 0;
     for (const [i, post] of page.entries()) {
       const length = slab.write(texts[i] as string, at);
-      entries.push({ id: post.id, json: slab.subarray(at, at + length) });
+      const json = slab.subarray(at, at + length);
+      entries.push({ id: post.id, json, digest: postDigest(json) });
       at += length;
     }
   }, signal);
@@ -57,14 +59,17 @@ export function patchEntries(
     const post = changed.get(id);
     if (post) {
       const json = Buffer.from(JSON.stringify(serializePost(post)));
-      patched.push({ id, json });
+      patched.push({ id, json, digest: postDigest(json) });
     }
   }
   while (at < entries.length) patched.push(entries[at++]!);
   return patched;
 }
 
-/** The answer for these entries: the JSON array's pieces, its size in bytes and its ETag. */
+/**
+ * The answer for these entries: the JSON array's pieces, its size in bytes and its ETag, made of
+ * the posts' digests so that a patched list is not hashed whole again.
+ */
 export function listBody(entries: readonly ListEntry[]): ListBody {
   const parts: Uint8Array[] = [OPEN];
   // The brackets, and one comma between each two posts.
@@ -75,5 +80,5 @@ export function listBody(entries: readonly ListEntry[]): ListBody {
     bytes += entry.json.length;
   }
   parts.push(CLOSE);
-  return { json: parts, bytes, etag: etagOfParts(parts) };
+  return { json: parts, bytes, etag: etagOfPostDigests(entries.map((entry) => entry.digest)) };
 }
