@@ -22,16 +22,27 @@ import { warm } from "./warm.mjs";
 // listCache after list: it retitles post 1 of the 10,000-post table.
 const SECTIONS = { cold: coldStart, warm, list, listCache, listStream, throughput };
 
-const USAGE = `Usage: npm run bench [-- --help]
+const USAGE = `Usage: npm run bench [-- --help] [-- --only <section>,…]
 
 Builds the handlers, starts its own in-memory DynamoDB Local, seeds it, and measures every
 handler (the token authorizer's cold start included) beside a floor measured in the same run.
-Prints a table of ratios and writes bench/results.json. Takes about five minutes.`;
+Prints a table of ratios and writes bench/results.json. Takes about five minutes.
+
+  --only <sections>  run only these sections (${Object.keys(SECTIONS).join(", ")}), the bundle
+                     rows always; results.json is not written then`;
+/** @type {string[] | undefined} */
+let only;
 try {
-  if (parseArgs({ options: { help: { type: "boolean", short: "h" } } }).values.help) {
+  const { values } = parseArgs({
+    options: { help: { type: "boolean", short: "h" }, only: { type: "string" } },
+  });
+  if (values.help) {
     console.log(USAGE);
     process.exit(0);
   }
+  only = values.only?.split(",");
+  const unknown = only?.find((name) => !(name in SECTIONS));
+  if (unknown !== undefined) throw new Error(`no section named ${unknown}`);
 } catch (error) {
   console.error(`bench: ${/** @type {Error} */ (error).message} (see --help)`);
   process.exit(2);
@@ -95,12 +106,15 @@ try {
     await prepareTables(endpoint, floor);
     const ctx = { endpoint, floor, handlers: {} };
     for (const [key, section] of Object.entries(SECTIONS)) {
+      if (only && !only.includes(key)) continue;
       log(section.title);
       results[key] = await section.measure(ctx);
       rows.push(...section.rows(results[key]));
     }
-    // @ts-expect-error: each section's result has its own shape
-    rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
+    if (!only) {
+      // @ts-expect-error: each section's result has its own shape
+      rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
+    }
   } finally {
     floor.destroy();
   }
@@ -120,8 +134,10 @@ try {
     cpus: availableParallelism(),
   };
   const json = JSON.stringify({ ...about, wallSeconds, limits: LIMITS, ...results, rows }, null, 2);
-  await writeFile(`${benchDir}/results.json`, `${json}\n`);
-  console.log("results written to bench/results.json");
+  if (!only) {
+    await writeFile(`${benchDir}/results.json`, `${json}\n`);
+    console.log("results written to bench/results.json");
+  }
   exitCode = javaLeft ? 1 : 0;
 } catch (error) {
   if (!interrupted) console.error(error); // after a signal, the failure is only the section cut short
