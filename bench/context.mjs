@@ -38,6 +38,7 @@ export const LIMITS = {
 export const TABLES = {
   small: "bench-small", // posts 1..20, the deletes' posts and every create
   listSmall: "bench-list-small", // 20 posts of about 1 KB, never written
+  listSmallWritten: "bench-list-small-written", // the same, for the streamed list after a write
   listBig: "bench-list-10k", // LIMITS.list.posts posts of about 1 KB
   listLarge: "bench-list-50k", // LIMITS.listStream.posts posts of about 1 KB
 };

@@ -4,6 +4,8 @@
 // handler adds.
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/posts/post.js";
+import type { StorageCounts } from "../lib/posts/repository.js";
+import { metered } from "../lib/storage/capacity.js";
 import { ChangeMarker } from "../lib/storage/change-marker.js";
 import { createDocumentClient } from "../lib/storage/client.js";
 import { PostsTable } from "../lib/storage/posts-table.js";
@@ -22,12 +24,13 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
     update: (name: string, id: number, changes: PostChanges) => table(name).update(id, changes),
     remove: (name: string, id: number) => table(name).delete(id),
   };
-  /** Then the marker's ADD, as every acknowledged write makes it. */
+  /** Then the marker's ADD and slot, as every acknowledged write makes them, for the post's id. */
   const marked =
     <A extends unknown[], R>(write: (name: string, ...args: A) => Promise<R>) =>
     async (name: string, ...args: A) => {
       const result = await write(name, ...args);
-      await new ChangeMarker(sender, name).advance();
+      const written = (result as { id?: unknown } | undefined)?.id ?? args[0];
+      await new ChangeMarker(sender, name).advance(Number(written));
       return result;
     };
   return {
@@ -38,6 +41,12 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
     update: marked(withoutMarker.update),
     remove: marked(withoutMarker.remove),
     withoutMarker,
+    /** The read units of one consistent Scan of the whole table, as DynamoDB reports them. */
+    scanUnits: async (name: string) => {
+      const counts: StorageCounts = {};
+      await metered(counts, () => table(name).scanPages(() => {}));
+      return counts.ReadUnits ?? 0;
+    },
     /** Every post, ascending by id, from every Scan page (no JSON, no cache). */
     list: async (name: string) => {
       const posts: Post[] = [];

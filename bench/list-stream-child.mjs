@@ -1,7 +1,9 @@
 // List-stream child, run on the Lambda runtime's Node (it imports the TypeScript test harness,
 // whose types Node 24 strips): the list bundle started by aws-lambda-ric against a loopback
 // Runtime API, one list streamed as API Gateway would receive it, and the runtime's peak memory.
-//   node bench/list-stream-child.mjs <bundle folder> <NODE_OPTIONS>   (environment: the function's)
+//   node bench/list-stream-child.mjs <bundle folder> <NODE_OPTIONS> [<update bundle folder>]
+// (environment: the function's). With an update bundle, a post is retitled through it once the
+// list's init is done, before the first list: init, a write, a list and a gzipped list.
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 
 // The harness's source itself, typed through its .js name as the tests import it.
@@ -10,7 +12,7 @@ const { startLambdaRuntime } = await import(
   new URL("../tests/helpers/lambda-runtime.ts", import.meta.url).href
 );
 
-const [bundleDir = "", nodeOptions = ""] = process.argv.slice(2);
+const [bundleDir = "", nodeOptions = "", updateDir] = process.argv.slice(2);
 const env = Object.fromEntries(
   [
     "TABLE_NAME",
@@ -26,6 +28,16 @@ const runtime = await startLambdaRuntime({
   env: { ...env, LOG_LEVEL: "silent", NODE_OPTIONS: nodeOptions },
 });
 try {
+  if (updateDir) {
+    while (runtime.initMs() === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    process.env.LOG_LEVEL = "silent";
+    const { pathToFileURL } = await import("node:url");
+    const { handler } = await import(pathToFileURL(`${updateDir}/index.mjs`).href);
+    const retitled = await handler(
+      apiEvent({ method: "PUT", postId: 1, body: { title: "retitled before the first list" } }),
+    );
+    if (retitled.statusCode !== 200) throw new Error(`the update answered ${retitled.statusCode}`);
+  }
   // The first invocation of a new instance: its init (which reads the whole list), then the list.
   const plain = await runtime.invoke(apiEvent({ method: "GET" }), { timeoutMs: 180_000 });
   if (plain.kind !== "streamed" || !plain.complete || plain.prelude?.statusCode !== 200) {
@@ -33,12 +45,14 @@ try {
       `the list did not stream whole: ${JSON.stringify({ ...plain, raw: undefined, body: undefined })}`,
     );
   }
-  const { peakRssBytes } = runtime.memory();
+  const afterList = runtime.memory().peakRssBytes;
   const posts = JSON.parse(plain.body.toString("utf8")).length;
   const zipped = await runtime.invoke(
     apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
   );
   const gzipBytes = zipped.kind === "streamed" ? zipped.body.length : NaN;
+  // After a write, the window runs to the gzipped list's end; else the first list's.
+  const peakRssBytes = updateDir ? runtime.memory().peakRssBytes : afterList;
   process.stdout.write(
     `${JSON.stringify({
       posts,

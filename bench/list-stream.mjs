@@ -12,13 +12,19 @@ const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.c
 
 /** @typedef {{ posts: number, jsonBytes: number, gzipBytes: number, peakRssBytes: number, initMs: number, firstByteMs: number, totalMs: number, gzipTotalMs: number }} StreamRun */
 
-/** One new instance listing `table` under the runtime client. @returns {Promise<StreamRun>} */
+/**
+ * One new instance listing `table` under the runtime client; with `afterWrite`, a post is
+ * retitled between its init and its first list, and the peak runs to its gzipped list.
+ * @returns {Promise<StreamRun>}
+ */
 export async function streamInChild(
   /** @type {string} */ endpoint,
   /** @type {string} */ table,
   timeoutMs = 240_000,
+  afterWrite = false,
 ) {
   const args = [`${benchDir}/list-stream-child.mjs`, `${staging}/list-posts`, LIST_NODE_OPTIONS];
+  if (afterWrite) args.push(`${staging}/update-post`);
   const env = lambdaEnv(endpoint, table);
   const { report } = await runNode(args, env, timeoutMs, installRuntimeNode());
   return report;
@@ -32,7 +38,10 @@ export const listStream = {
     await seedTables(
       endpoint,
       floor,
-      [[TABLES.listLarge, 1, LIMITS.listStream.posts, LIMITS.list.contentChars]],
+      [
+        [TABLES.listLarge, 1, LIMITS.listStream.posts, LIMITS.list.contentChars],
+        [TABLES.listSmallWritten, 1, 20, LIMITS.list.contentChars],
+      ],
       LIMITS.listStream.seedBudgetMs,
     );
     const small = await streamInChild(endpoint, TABLES.listSmall);
@@ -40,10 +49,28 @@ export const listStream = {
       await streamInChild(endpoint, TABLES.listBig),
       await streamInChild(endpoint, TABLES.listLarge),
     ];
-    return { small, lists };
+    // Init, a write, a list and a gzipped list, beside the same over the 20-post table.
+    const smallWritten = await streamInChild(endpoint, TABLES.listSmallWritten, undefined, true);
+    const written = await streamInChild(endpoint, TABLES.listBig, undefined, true);
+    return { small, lists, smallWritten, written };
   },
-  rows(/** @type {{ small: StreamRun, lists: StreamRun[] }} */ { small, lists }) {
-    return lists.flatMap((run) => {
+  rows(
+    /** @type {{ small: StreamRun, lists: StreamRun[], smallWritten: StreamRun, written: StreamRun }} */ {
+      small,
+      lists,
+      smallWritten,
+      written,
+    },
+  ) {
+    const afterWrite = ratioRow(
+      `list ${written.posts} streamed, init + a write + a list + a gzipped list: peak RSS growth (vs JSON size)`,
+      "list-posts",
+      mb(written.peakRssBytes - smallWritten.peakRssBytes),
+      mb(written.jsonBytes),
+      "MB",
+      "<= 3x",
+    );
+    const perList = lists.flatMap((run) => {
       const name = `list ${run.posts} streamed`;
       const growth = mb(run.peakRssBytes - small.peakRssBytes);
       return [
@@ -86,5 +113,6 @@ export const listStream = {
         ),
       ];
     });
+    return [...perList, afterWrite];
   },
 };

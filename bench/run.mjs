@@ -22,11 +22,14 @@ import { warm } from "./warm.mjs";
 // listCache after list: it retitles post 1 of the 10,000-post table.
 const SECTIONS = { cold: coldStart, warm, list, listCache, listStream, throughput };
 
-const USAGE = `Usage: npm run bench [-- --help]
+const USAGE = `Usage: npm run bench [-- --help] [-- --only <section>,…]
 
 Builds the handlers, starts its own in-memory DynamoDB Local, seeds it, and measures every
 handler (the token authorizer's cold start included) beside a floor measured in the same run.
 Prints a table of ratios and writes bench/results.json. Takes about five minutes of both cores.
+
+  --only <sections>  run only these sections (${Object.keys(SECTIONS).join(", ")}), the bundle
+                     rows always; results.json is not written then
 
 Exit codes: 0 measured; 1 a section failed (one line says which); 2 a bad option, or no Java.`;
 
@@ -61,8 +64,12 @@ function running(/** @type {number | undefined} */ pid) {
   }
 }
 
-/** The whole run: builds, measures every section, prints the table; its exit code. */
-async function main() {
+/**
+ * The whole run: builds, measures every section (or those `only` names), prints the table; its
+ * exit code.
+ * @param {string[] | undefined} only
+ */
+async function main(only) {
   // Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
   try {
     requireJava();
@@ -86,12 +93,15 @@ async function main() {
       await prepareTables(endpoint, floor);
       const ctx = { endpoint, floor, handlers: {} };
       for (const [key, section] of Object.entries(SECTIONS)) {
+        if (only && !only.includes(key)) continue;
         log(section.title);
         results[key] = await section.measure(ctx);
         rows.push(...section.rows(results[key]));
       }
-      // @ts-expect-error: each section's result has its own shape
-      rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
+      if (!only) {
+        // @ts-expect-error: each section's result has its own shape
+        rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
+      }
     } finally {
       floor.destroy();
     }
@@ -115,8 +125,10 @@ async function main() {
       null,
       2,
     );
-    await writeFile(`${benchDir}/results.json`, `${json}\n`);
-    console.log("results written to bench/results.json");
+    if (!only) {
+      await writeFile(`${benchDir}/results.json`, `${json}\n`);
+      console.log("results written to bench/results.json");
+    }
     exitCode = javaLeft ? 1 : 0;
   } catch (error) {
     // After a signal, the failure is only the section cut short.
@@ -127,6 +139,17 @@ async function main() {
   return exitCode;
 }
 
-await runWithFlags({ name: "bench", usage: USAGE, run: main });
+await runWithFlags({
+  name: "bench",
+  usage: USAGE,
+  flags: { only: { type: "string" } },
+  read: (values) => {
+    const only = values.only?.split(",");
+    const unknown = only?.find((/** @type {string} */ name) => !(name in SECTIONS));
+    if (unknown !== undefined) throw new StopError(`no section named ${unknown}`);
+    return only;
+  },
+  run: main,
+});
 // Imported handler bundles keep keep-alive sockets open; the bench is done with them.
 process.exit(process.exitCode ?? 1);

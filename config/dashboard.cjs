@@ -80,12 +80,27 @@ function widgets({ maxReadUnits, maxWriteUnits, capacityPercent }, stage) {
       { period: 300 },
     ),
     graph(
-      "Lists answered from memory (%), and lists in all",
+      "Lists answered from memory (%), and lists by path",
       [
-        [{ expression: "100 * hits / (hits + scans)", label: "from memory, %", id: "ratio" }],
+        [
+          {
+            expression: "100 * hits / (hits + patches + scans)",
+            label: "from memory, %",
+            id: "ratio",
+          },
+        ],
         own("ListFromMemory", "listPosts", { stat: "Sum", id: "hits", label: "from memory" }),
+        own("ListPatched", "listPosts", { stat: "Sum", id: "patches", label: "patched" }),
         own("ListScanned", "listPosts", { stat: "Sum", id: "scans", label: "by Scan" }),
       ],
+      { period: 300 },
+    ),
+    graph(
+      "DynamoDB units per request, by route (average)",
+      FUNCTIONS.flatMap((fn) => [
+        own("ReadUnits", fn, { stat: "Average", label: `${ROUTES[fn]} read units` }),
+        own("WriteUnits", fn, { stat: "Average", label: `${ROUTES[fn]} write units` }),
+      ]),
       { period: 300 },
     ),
     graph(

@@ -8,7 +8,8 @@ export const METRICS_NAMESPACE = "BlogPostApi";
 
 /**
  * Every metric a request line can carry, with its unit. The storage counts appear only on the
- * lines of the routes whose storage path took them (list, create).
+ * lines of the requests whose storage path took them (ReadUnits and WriteUnits on any request
+ * that reached DynamoDB).
  */
 export const METRIC_UNITS = {
   /** The request's time in the function, as `durationMs`. */
@@ -19,7 +20,11 @@ export const METRIC_UNITS = {
   /** 1 on the first request of an instance (not provisioned concurrency), else 0. */
   ColdStart: "Count",
   ListFromMemory: "Count",
+  ListPatched: "Count",
   ListScanned: "Count",
+  /** DynamoDB capacity units the request consumed, every call summed (on every route's line). */
+  ReadUnits: "Count",
+  WriteUnits: "Count",
   IdsSkipped: "Count",
   IdempotentReplays: "Count",
 } as const;

@@ -69,7 +69,7 @@ export async function prepareList(posts: PostRepository, signal: AbortSignal, co
 export const getPost = /* @__PURE__ */ route(
   async (posts, request) => {
     const id = parsePostId(request.pathId);
-    const post = await posts.get(id, request.signal);
+    const post = await posts.get(id, request.signal, request.counts);
     if (!post) throw new PostNotFoundError(id);
     const json = JSON.stringify(serializePost(post));
     return okUnlessHeld([json], etagOf(json), request.header("if-none-match"));
@@ -100,7 +100,7 @@ export const updatePost = /* @__PURE__ */ route(
   async (posts, request) => {
     const id = parsePostId(request.pathId);
     const changes = validateUpdate(request.jsonObject());
-    return ok(serializePost(await posts.update(id, changes, request.signal)));
+    return ok(serializePost(await posts.update(id, changes, request.signal, request.counts)));
   },
   { onePost: true },
 );
@@ -109,7 +109,7 @@ export const updatePost = /* @__PURE__ */ route(
 export const deletePost = /* @__PURE__ */ route(
   async (posts, request) => {
     const id = parsePostId(request.pathId);
-    await posts.delete(id, request.signal);
+    await posts.delete(id, request.signal, request.counts);
     return noContent(`Blog post #${id} deleted`);
   },
   { onePost: true },

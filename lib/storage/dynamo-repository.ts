@@ -5,6 +5,7 @@ import { IdempotencyError, PostExistsError } from "../posts/errors.js";
 import type { IdempotentRequest } from "../posts/idempotency-key.js";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../posts/post.js";
 import type { ListBody, PostRepository, StorageCounts } from "../posts/repository.js";
+import { metered } from "./capacity.js";
 import { ChangeMarker } from "./change-marker.js";
 import { ID_TAKEN, IdAllocator } from "./id-allocator.js";
 import { IdempotencyKeyTable } from "./idempotency-key-table.js";
@@ -16,7 +17,8 @@ import { Sender } from "./sender.js";
 /**
  * A DynamoDB-backed repository over the posts table (and the Idempotency-Key table). Every
  * write advances the change marker after its item is written and before it returns, so a list
- * that starts after a write was acknowledged never answers from a body built before it.
+ * that starts after a write was acknowledged never answers from a body built before it. Every
+ * call charges the DynamoDB capacity it consumed to the request's counts.
  */
 export class DynamoPostRepository implements PostRepository {
   private readonly table: PostsTable;
@@ -28,13 +30,21 @@ export class DynamoPostRepository implements PostRepository {
   constructor(
     db: DynamoDBDocumentClient,
     tableName: string,
-    options: { idempotencyTableName?: string; idBlockSize?: number; listMaxAgeMs?: number } = {},
+    options: {
+      idempotencyTableName?: string;
+      idBlockSize?: number;
+      listMaxAgeMs?: number;
+      unrecordedGraceMs?: number;
+    } = {},
   ) {
     const keysName = options.idempotencyTableName;
     const sender = new Sender(db, [tableName, keysName]);
     this.table = new PostsTable(sender, tableName);
     this.marker = new ChangeMarker(sender, tableName);
-    this.cache = new ListCache(this.table, this.marker, options.listMaxAgeMs);
+    this.cache = new ListCache(this.table, this.marker, {
+      maxAgeMs: options.listMaxAgeMs,
+      graceMs: options.unrecordedGraceMs,
+    });
     this.ids = new IdAllocator(
       (size, signal) => this.table.reserveIds(size, signal),
       options.idBlockSize ?? 1,
@@ -46,41 +56,48 @@ export class DynamoPostRepository implements PostRepository {
   }
 
   listJson(signal?: AbortSignal, counts?: StorageCounts): Promise<ListBody> {
-    return this.cache.read(signal, counts);
+    return metered(counts, () => this.cache.read(signal, counts));
   }
 
-  get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
-    return this.table.get(id, signal);
+  get(id: number, signal?: AbortSignal, counts?: StorageCounts): Promise<Post | undefined> {
+    return metered(counts, () => this.table.get(id, signal));
   }
 
-  async create(input: NewPost, signal?: AbortSignal, counts?: StorageCounts): Promise<Post> {
-    const write = (id: number) => this.table.put(postToStore(input, id), signal);
-    const written =
-      input.id === undefined
-        ? await this.ids.withFreeId(write, signal, counts)
-        : await write(input.id);
-    if (written === ID_TAKEN) throw new PostExistsError(input.id as number);
-    await this.marker.advance(signal);
-    return written;
+  create(input: NewPost, signal?: AbortSignal, counts?: StorageCounts): Promise<Post> {
+    return metered(counts, async () => {
+      const write = (id: number) => this.table.put(postToStore(input, id), signal);
+      const written =
+        input.id === undefined
+          ? await this.ids.withFreeId(write, signal, counts)
+          : await write(input.id);
+      if (written === ID_TAKEN) throw new PostExistsError(input.id as number);
+      await this.marker.advance(written.id, signal);
+      return written;
+    });
   }
 
-  async createOnce(
+  createOnce(
     input: NewPost,
     request: IdempotentRequest,
     signal?: AbortSignal,
     counts?: StorageCounts,
-  ) {
-    if (!this.once) throw new IdempotencyError("disabled");
-    const post = await this.once.create(input, request, signal, counts);
-    // Replays advance it too: a first attempt that wrote the post but failed here answered 500.
-    await this.marker.advance(signal);
-    return post;
+  ): Promise<Post> {
+    const once = this.once;
+    if (!once) return Promise.reject(new IdempotencyError("disabled"));
+    return metered(counts, async () => {
+      const post = await once.create(input, request, signal, counts);
+      // Replays advance it too: a first attempt that wrote the post but failed here answered 500.
+      await this.marker.advance(post.id, signal);
+      return post;
+    });
   }
 
-  async update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
-    const post = await this.table.update(id, changes, signal);
-    await this.marker.advance(signal);
-    return post;
+  update(id: number, changes: PostChanges, signal?: AbortSignal, counts?: StorageCounts) {
+    return metered(counts, async () => {
+      const post = await this.table.update(id, changes, signal);
+      await this.marker.advance(id, signal);
+      return post;
+    });
   }
 
   async warmUp(signal?: AbortSignal): Promise<void> {
@@ -88,8 +105,10 @@ export class DynamoPostRepository implements PostRepository {
     await this.table.get(COUNTER_ID, signal);
   }
 
-  async delete(id: number, signal?: AbortSignal): Promise<void> {
-    await this.table.delete(id, signal);
-    await this.marker.advance(signal);
+  delete(id: number, signal?: AbortSignal, counts?: StorageCounts): Promise<void> {
+    return metered(counts, async () => {
+      await this.table.delete(id, signal);
+      await this.marker.advance(id, signal);
+    });
   }
 }

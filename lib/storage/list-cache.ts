@@ -1,87 +1,124 @@
-// The list cache: the whole list's JSON kept per instance and answered again while
-// the change marker has not moved, so an unchanged table costs one small read, not a Scan.
-import { etagOfParts } from "../posts/etag.js";
-import { type Post, serializePost } from "../posts/post.js";
+// The list cache: the whole list kept per instance, answered again while the change marker has
+// not moved, and patched with the posts the marker says changed, so that a list after k writes
+// reads k posts, not the table.
+import type { Post } from "../posts/post.js";
 import { type ListBody, type StorageCounts, addCount } from "../posts/repository.js";
-import type { ChangeMarker } from "./change-marker.js";
+import { type ChangeMarker, type ShardState, changesSince } from "./change-marker.js";
+import { type ListEntry, listBody, patchEntries, scanEntries } from "./list-body.js";
 import type { PostsTable } from "./posts-table.js";
 
 /**
- * How long a kept list may be answered without a Scan. Bounds the one case the marker misses:
- * a write whose item landed but whose marker advance failed (that write answered 500).
+ * How long a kept list is patched before it is built again by a Scan. The backstop for what no
+ * marker records: a write whose post landed but whose marker ADD failed (it answered 500), or an
+ * item edited outside the service. 30 minutes lets 10 warm instances rescan a 100 MB table with
+ * 14% of the default read ceiling (docs/performance.md, What a list costs).
  */
-export const LIST_CACHE_MAX_AGE_MS = 60_000;
-
-/** The separators between the posts' JSON, shared by every list. */
-const OPEN = Buffer.from("[");
-const COMMA = Buffer.from(",");
-const CLOSE = Buffer.from("]");
-
+export const LIST_CACHE_MAX_AGE_MS = 30 * 60_000;
 /**
- * Every post as the pieces of one JSON array, its size and its ETag, built page by page: each
- * page's posts become UTF-8 bytes in one buffer of their own as the page arrives, so neither the
- * raw items of the whole table nor one string of the whole list is ever held. The bytes live
- * outside the JavaScript heap, whose collector would otherwise let it grow to several times the
- * list before collecting a Scan's garbage (docs/performance.md, The list at any size).
+ * How long a write may stay counted by its shard but not recorded in its slot before a list
+ * stops waiting for it and Scans. Its post was stored before the count, and the slot is set one
+ * call later; a slot still empty after this long belongs to a write that failed halfway.
  */
-export async function scanJson(table: PostsTable, signal?: AbortSignal): Promise<ListBody> {
-  const entries: { id: number; json: Uint8Array }[] = [];
-  let bytes = 0;
-  await table.scanPages((page: Post[]) => {
-    const texts = page.map((post) => JSON.stringify(serializePost(post)));
-    const slab = Buffer.allocUnsafeSlow(
-      texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0),
-    );
-    let at = 0;
-    for (const [i, post] of page.entries()) {
-      const length = slab.write(texts[i] as string, at);
-      entries.push({ id: post.id, json: slab.subarray(at, at + length) });
-      at += length;
-    }
-    // One separator or bracket per post.
-    bytes += at + page.length;
-  }, signal);
-  entries.sort((a, b) => a.id - b.id);
-  const parts: Uint8Array[] = [OPEN];
-  for (const [i, entry] of entries.entries()) {
-    if (i > 0) parts.push(COMMA);
-    parts.push(entry.json);
-  }
-  parts.push(CLOSE);
-  // The closing bracket, or the empty list's two.
-  bytes += entries.length === 0 ? 2 : 1;
-  return { json: parts, bytes, etag: etagOfParts(parts) };
+export const UNRECORDED_WRITE_GRACE_MS = 15_000;
+
+/** A kept list: its entries, its answer, and where on each shard it has every write applied. */
+interface KeptList {
+  entries: ListEntry[];
+  body: ListBody;
+  positions: number[];
+  scannedAt: number;
 }
 
-/** The list of one instance, answered from memory while the marker stays where it was built. */
+/** The list of one instance, answered from memory, patched, or scanned. */
 export class ListCache {
-  private kept: { marker: string; body: ListBody; builtAt: number } | undefined;
+  private kept: KeptList | undefined;
+  /** When this instance first saw each write counted but not yet recorded, by shard and number. */
+  private unrecorded = new Map<string, number>();
+
+  private readonly maxAgeMs: number;
+  private readonly graceMs: number;
+  private readonly clock: () => number;
 
   constructor(
     private readonly table: PostsTable,
     private readonly marker: ChangeMarker,
-    private readonly maxAgeMs = LIST_CACHE_MAX_AGE_MS,
-    private readonly clock: () => number = Date.now,
-  ) {}
+    options: {
+      maxAgeMs?: number | undefined;
+      graceMs?: number | undefined;
+      clock?: () => number;
+    } = {},
+  ) {
+    this.maxAgeMs = options.maxAgeMs ?? LIST_CACHE_MAX_AGE_MS;
+    this.graceMs = options.graceMs ?? UNRECORDED_WRITE_GRACE_MS;
+    this.clock = options.clock ?? Date.now;
+  }
 
   /**
-   * The list now. One consistent marker read; the kept body when it was built at that marker,
-   * else a Scan, kept only if the marker read after it shows that nothing moved meanwhile.
+   * The list now. One consistent marker read; then the kept list as it is when no write since
+   * is recorded, patched with the posts of those that are, or a Scan when there is no kept list,
+   * it is older than the max age, its instance is too far behind the rings, or a write has gone
+   * unrecorded past the grace.
    */
   async read(signal?: AbortSignal, counts?: StorageCounts): Promise<ListBody> {
-    const before = await this.marker.read(signal);
+    const shards = await this.marker.read(signal);
     const kept = this.kept;
-    if (kept?.marker === before && this.clock() - kept.builtAt < this.maxAgeMs) {
+    const now = this.clock();
+    const plan = kept && now - kept.scannedAt < this.maxAgeMs && this.plan(kept, shards, now);
+    if (!kept || !plan) return this.scan(shards, now, signal, counts);
+    if (plan.ids.length === 0) {
       addCount(counts, "ListFromMemory");
       return kept.body;
     }
+    addCount(counts, "ListPatched");
+    const changed = new Map<number, Post | undefined>(plan.ids.map((id) => [id, undefined]));
+    await this.table.getMany(plan.ids, (post) => changed.set(post.id, post), signal);
+    const entries = patchEntries(kept.entries, changed);
+    const body = listBody(entries);
+    this.kept = { entries, body, positions: plan.through, scannedAt: kept.scannedAt };
+    return body;
+  }
+
+  /**
+   * The posts to read again, and the positions the list is at once they are applied; false when
+   * the rings cannot say (too far behind, or a write unrecorded past the grace).
+   */
+  private plan(kept: KeptList, shards: ShardState[], now: number) {
+    const ids = new Set<number>();
+    const through: number[] = [];
+    const unrecorded = new Map<string, number>();
+    for (const [shard, state] of shards.entries()) {
+      const changes = changesSince(state, kept.positions[shard] ?? 0);
+      if (!changes) return false;
+      for (const sequence of changes.missing) {
+        const key = `${shard}:${sequence}`;
+        const since = this.unrecorded.get(key) ?? now;
+        if (now - since >= this.graceMs) return false;
+        unrecorded.set(key, since);
+      }
+      for (const id of changes.ids) ids.add(id);
+      through.push(changes.through);
+    }
+    this.unrecorded = unrecorded;
+    return { ids: [...ids], through };
+  }
+
+  /**
+   * A Scan, kept at the counts read before it: a write counted by then had stored its post
+   * first, so the Scan sees it; a later one is read again by the next list's patch.
+   */
+  private async scan(
+    shards: ShardState[],
+    now: number,
+    signal?: AbortSignal,
+    counts?: StorageCounts,
+  ): Promise<ListBody> {
     addCount(counts, "ListScanned");
-    // Markers only grow: a body built at another marker can never be answered again.
+    // The kept list goes first: the old copy and the new one are never held at once.
     this.kept = undefined;
-    const builtAt = this.clock();
-    const body = await scanJson(this.table, signal);
-    const after = await this.marker.read(signal);
-    if (after === before) this.kept = { marker: before, body, builtAt };
+    this.unrecorded.clear();
+    const entries = await scanEntries(this.table, signal);
+    const body = listBody(entries);
+    this.kept = { entries, body, positions: shards.map((s) => s.count), scannedAt: now };
     return body;
   }
 }

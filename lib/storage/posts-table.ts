@@ -11,6 +11,7 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { PostNotFoundError, StorageError } from "../posts/errors.js";
 import type { Post, PostChanges } from "../posts/post.js";
 import { now } from "../posts/timestamps.js";
+import { batchGetIds } from "./batch-get.js";
 import { ID_TAKEN } from "./id-allocator.js";
 import { ConditionFailed, type Sender } from "./sender.js";
 
@@ -61,6 +62,12 @@ export class PostsTable {
     const input = { TableName: this.tableName, Key: { id }, ConsistentRead: true };
     const { Item } = await this.sender.send(new GetCommand(input), signal);
     return Item as Post | undefined;
+  }
+
+  /** Hands `take` each of these posts that exists, every one read consistently. */
+  async getMany(ids: number[], take: (post: Post) => void, signal?: AbortSignal): Promise<void> {
+    const found = (item: Record<string, unknown>) => take(item as unknown as Post);
+    await batchGetIds(this.sender, this.tableName, ids, found, "changed posts unread", signal);
   }
 
   /** The write that stores a post only where no item has its id (alone or in a transaction). */

@@ -6,6 +6,7 @@ import type {
   ServiceOutputTypes,
 } from "@aws-sdk/lib-dynamodb";
 import { StorageError } from "../posts/errors.js";
+import { meterCapacity } from "./capacity.js";
 
 /**
  * A write's condition did not hold. `reasons` says which items of a transaction failed;
@@ -70,14 +71,16 @@ export async function callStorage<T>(
 /**
  * Sends the calls of every table of one instance through one client: each call cancelled when its
  * signal aborts (the answer's deadline), each failure mapped by `callStorage`, hiding every
- * table's name.
+ * table's name, and each call's consumed capacity charged to its request (capacity.ts).
  */
 export class Sender {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     /** Every table name a storage error message must not show. */
     private readonly hiddenNames: (string | undefined)[],
-  ) {}
+  ) {
+    meterCapacity(db);
+  }
 
   /** Sends one command, cancelled when `signal` aborts. */
   send<I extends ServiceInputTypes, O extends ServiceOutputTypes>(

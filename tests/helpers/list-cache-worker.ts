@@ -4,8 +4,11 @@
 import { readConfig } from "../../lib/app/config.js";
 import { dynamoRepository } from "../../lib/app/runtime.js";
 import { createDocumentClient } from "../../lib/storage/client.js";
+import { readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Logger } from "../../lib/http/logger.js";
 import { apiEvent } from "./events.js";
-import { handlersOver, quietLogger } from "./handlers.js";
+import { handlersOver } from "./handlers.js";
 
 /** What the test asks one worker to do. */
 export interface ListWorkerPlan {
@@ -16,6 +19,10 @@ export interface ListWorkerPlan {
   /** Concurrent lanes that list without pause until the writes are done. */
   listLanes: number;
   seed: number;
+  /** A folder where each worker leaves a file once its writes are done. */
+  barrier: string;
+  /** Workers to wait for in `barrier` before the last list. */
+  workers: number;
 }
 
 /** One answered request, with CLOCK_MONOTONIC times in µs (one clock for every process). */
@@ -33,7 +40,14 @@ export interface ListWorkerRecord {
 
 export type ListWorkerMessage =
   | { type: "ready" }
-  | { type: "done"; records: ListWorkerRecord[]; scans: number; markerReads: number }
+  | {
+      type: "done";
+      records: ListWorkerRecord[];
+      /** Lists by the path they took, from the lines' counts. */
+      paths: Record<"ListScanned" | "ListPatched" | "ListFromMemory", number>;
+      /** The body of a list made once every worker's writes were done. */
+      final: string;
+    }
   | { type: "failed"; error: string };
 
 const now = () => Number(process.hrtime.bigint() / 1000n);
@@ -42,17 +56,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const config = readConfig();
 const client = createDocumentClient(config);
 const posts = dynamoRepository(config, client);
-const api = handlersOver(posts, quietLogger);
-let scans = 0;
-let markerReads = 0;
-client.middlewareStack.add(
-  (next, context) => (args) => {
-    if (context.commandName === "ScanCommand") scans++;
-    if (context.commandName === "BatchGetItemCommand") markerReads++;
-    return next(args);
+const paths = { ListScanned: 0, ListPatched: 0, ListFromMemory: 0 };
+const countingLogger: Logger = {
+  info: (_message, fields = {}) => {
+    for (const path of Object.keys(paths) as (keyof typeof paths)[]) {
+      if (fields[path] === 1) paths[path]++;
+    }
   },
-  { step: "initialize", name: "countCalls" },
-);
+  error: () => {},
+};
+const api = handlersOver(posts, countingLogger);
 
 async function run(plan: ListWorkerPlan): Promise<void> {
   const records: ListWorkerRecord[] = [];
@@ -115,7 +128,10 @@ async function run(plan: ListWorkerPlan): Promise<void> {
     while (writing) await call("list", { method: "GET" });
   };
   await Promise.all([writer(), ...Array.from({ length: plan.listLanes }, lister)]);
-  finish({ type: "done", records, scans, markerReads });
+  await writeFile(join(plan.barrier, String(plan.worker)), "");
+  while ((await readdir(plan.barrier)).length < plan.workers) await sleep(20);
+  const final = (await api.list(apiEvent({ method: "GET" }))) as { body: string };
+  finish({ type: "done", records, paths, final: final.body });
 }
 
 function finish(message: ListWorkerMessage): void {

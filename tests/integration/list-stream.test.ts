@@ -128,8 +128,8 @@ describe("the list, streamed by the Lambda runtime", () => {
       message: "request",
       route: "GET /api/post",
       status: 200,
-      // The write moved the change marker: this list was read anew.
-      ListScanned: 1,
+      // The write is in the change marker's ring: this list read that post, not the table.
+      ListPatched: 1,
     });
   });
 });

@@ -26,14 +26,20 @@ function lastMetrics() {
   return line;
 }
 
-const STORAGE_COUNTS = ["ListFromMemory", "ListScanned", "IdsSkipped", "IdempotentReplays"];
+const STORAGE_COUNTS = [
+  "ListFromMemory",
+  "ListPatched",
+  "ListScanned",
+  "IdsSkipped",
+  "IdempotentReplays",
+];
 const countsOf = (line: Record<string, unknown>) =>
   Object.fromEntries(
     STORAGE_COUNTS.filter((name) => name in line).map((name) => [name, line[name]]),
   );
 
 describe("a request's storage counts", () => {
-  it("show a list answered by Scan, then from memory, then by Scan again after a write", async () => {
+  it("show a list answered by Scan, then from memory, then patched after a write", async () => {
     await invoke(api.list, { method: "GET" });
     expect(countsOf(lastMetrics())).toEqual({ ListScanned: 1 });
     await invoke(api.list, { method: "GET" });
@@ -41,7 +47,30 @@ describe("a request's storage counts", () => {
     await invoke(api.create, { method: "POST", body: { title: "t", content: "c" } });
     expect(countsOf(lastMetrics())).toEqual({});
     await invoke(api.list, { method: "GET" });
-    expect(countsOf(lastMetrics())).toEqual({ ListScanned: 1 });
+    expect(countsOf(lastMetrics())).toEqual({ ListPatched: 1 });
+  });
+
+  it("carry every route's read and write units, every DynamoDB call of the request summed", async () => {
+    const units = () => {
+      const line = lastMetrics() as Record<string, unknown>;
+      return { read: line.ReadUnits ?? 0, write: line.WriteUnits ?? 0 };
+    };
+    const made = await invoke(api.create, { method: "POST", body: { title: "u", content: "c" } });
+    const id = (made.body as { id: number }).id;
+    // The counter's ADD, the put, the marker's ADD and slot: 1 unit each for a small post.
+    expect(units()).toEqual({ read: 0, write: 4 });
+    await invoke(api.get, { method: "GET", postId: id });
+    expect(units()).toEqual({ read: 1, write: 0 });
+    await invoke(api.update, { method: "PUT", postId: id, body: { title: "v" } });
+    expect(units()).toEqual({ read: 0, write: 3 });
+    await invoke(api.list, { method: "GET" });
+    const { read } = units();
+    expect(read).toBeGreaterThan(1);
+    await invoke(api.delete, { method: "DELETE", postId: id });
+    expect(units()).toEqual({ read: 0, write: 3 });
+    // A refusal before any storage call carries none.
+    await invoke(api.get, { method: "GET", postId: "x" });
+    expect(units()).toEqual({ read: 0, write: 0 });
   });
 
   it("count the ids a create skipped because clients had taken them", async () => {

@@ -225,7 +225,7 @@ describe("the dashboard", () => {
   };
   const pick = (rows: Row[], metric: string) => rows.filter((row) => row[1] === metric);
 
-  it("shows requests, 4xx and 5xx, p50 and p99 per route, and the list cache's share", () => {
+  it("shows requests, 4xx and 5xx, p50 and p99 per route, the list's paths and each route's units", () => {
     expect(rowsOf("API requests").map((row) => row[1])).toEqual(["Count", "4XXError", "5XXError"]);
     const latency = rowsOf("Latency in the function per route");
     for (const fn of FUNCTION_IDS) {
@@ -236,10 +236,14 @@ describe("the dashboard", () => {
     }
     const lists = widgets.find((w) => w.properties.title.startsWith("Lists answered from memory"));
     expect(lists?.properties.metrics?.[0]).toEqual([
-      expect.objectContaining({ expression: "100 * hits / (hits + scans)" }),
+      expect.objectContaining({ expression: "100 * hits / (hits + patches + scans)" }),
     ]);
     expect(pick(rowsOf("Lists answered"), "ListFromMemory")).toHaveLength(1);
+    expect(pick(rowsOf("Lists answered"), "ListPatched")).toHaveLength(1);
     expect(pick(rowsOf("Lists answered"), "ListScanned")).toHaveLength(1);
+    const units = rowsOf("DynamoDB units per request");
+    expect(pick(units, "ReadUnits")).toHaveLength(5);
+    expect(pick(units, "WriteUnits")).toHaveLength(5);
   });
 
   it("shows cold starts, the functions' errors, throttles, concurrency and init duration", () => {

@@ -254,6 +254,7 @@ const methods = () =>
         Type: string;
         Uri: { "Fn::Join": [string, unknown[]] };
         ResponseTransferMode?: string;
+        TimeoutInMillis?: number;
       };
     };
     return { id, route: `${HttpMethod} ${resourcePath(ResourceId.Ref)}`, integration: Integration };
@@ -323,6 +324,24 @@ describe("the REST API", () => {
       } else {
         expect(integration.ResponseTransferMode, route).toBeUndefined();
         expect(text, route).toMatch(/:lambda:path\/2015-03-31\/functions\/<ref>\/invocations$/);
+      }
+    }
+  });
+
+  it("waits for the streamed list as long as its function may run, the buffered routes 29 s", () => {
+    // A streamed integration's timeout bounds the whole stream (up to 15 minutes); unset, it is
+    // REST's 29 s, which would cut a large list off mid-stream.
+    for (const { id, route, integration } of methods()) {
+      const { functionId } = integrationTarget(integration.Uri);
+      const timeout = Number(
+        (resources[functionId ?? ""]?.Properties as { Timeout?: number }).Timeout,
+      );
+      if (route === "GET /api/post") {
+        expect(timeout, id).toBe(180);
+        expect(integration.TimeoutInMillis, route).toBeGreaterThanOrEqual(timeout * 1000);
+        expect(integration.TimeoutInMillis, route).toBeLessThanOrEqual(15 * 60 * 1000);
+      } else {
+        expect(integration.TimeoutInMillis, route).toBeUndefined();
       }
     }
   });

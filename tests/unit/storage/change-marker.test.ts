@@ -5,7 +5,14 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchGetCommand, DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ChangeMarker, MARKER_SHARDS, markerId } from "../../../lib/storage/change-marker.js";
+import {
+  ChangeMarker,
+  MARKER_SHARDS,
+  RING_SLOTS,
+  changesSince,
+  markerId,
+  slotEntry,
+} from "../../../lib/storage/change-marker.js";
 import { StorageError } from "../../../lib/posts/errors.js";
 import { Sender } from "../../../lib/storage/sender.js";
 
@@ -14,6 +21,8 @@ const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: "us-east
 const mock = mockClient(client);
 const sender = new Sender(client, [TABLE]);
 const shardItem = (shard: number, changes: number) => ({ id: markerId(shard), changes });
+const countsOf = async (marker: ChangeMarker, signal?: AbortSignal) =>
+  (await marker.read(signal)).map((shard) => shard.count).join(".");
 const allKeys = () =>
   Array.from({ length: MARKER_SHARDS }, (_, shard) => ({ id: markerId(shard) }));
 
@@ -23,16 +32,105 @@ afterAll(() => mock.restore());
 
 describe("ChangeMarker.advance", () => {
   it("adds one to a shard picked at random, spreading writes over all of them", async () => {
-    mock.on(UpdateCommand).resolves({});
+    mock.on(UpdateCommand).resolves({ Attributes: { changes: 1 } });
     const marker = new ChangeMarker(sender, TABLE);
-    for (let i = 0; i < 200; i++) await marker.advance();
+    for (let i = 0; i < 200; i++) await marker.advance(7);
     const ids = mock.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key?.id);
     expect(new Set(ids)).toEqual(new Set([-1, -2, -3, -4, -5, -6, -7, -8]));
     expect(mock.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
       TableName: TABLE,
       UpdateExpression: "ADD #changes :one",
       ExpressionAttributeValues: { ":one": 1 },
+      ReturnValues: "UPDATED_NEW",
     });
+  });
+
+  it("then records the post's id in the slot its write's number names, on the same shard", async () => {
+    mock
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { changes: RING_SLOTS + 3 } })
+      .resolves({});
+    await new ChangeMarker(sender, TABLE, MARKER_SHARDS, () => 2).advance(1234);
+    const [, record] = mock.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(record).toEqual({
+      TableName: TABLE,
+      Key: { id: markerId(2) },
+      UpdateExpression: "SET #slot = :entry",
+      ConditionExpression: "attribute_not_exists(#slot) OR #slot < :entry",
+      ExpressionAttributeNames: { "#slot": "r3" },
+      ExpressionAttributeValues: { ":entry": slotEntry(RING_SLOTS + 3, 1234) },
+    });
+  });
+
+  it("leaves a slot a later lap holds, and fails when the slot cannot be written", async () => {
+    const refused = Object.assign(new Error("no"), { name: "ConditionalCheckFailedException" });
+    mock
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { changes: 5 } })
+      .rejectsOnce(refused);
+    await expect(new ChangeMarker(sender, TABLE).advance(1)).resolves.toBeUndefined();
+    mock.reset();
+    const broken = Object.assign(new Error("down"), { name: "InternalServerError" });
+    mock
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { changes: 6 } })
+      .rejectsOnce(broken);
+    await expect(new ChangeMarker(sender, TABLE).advance(1)).rejects.toThrow(StorageError);
+  });
+});
+
+describe("slot entries", () => {
+  it("order as text as their writes' numbers do, at any length of id", () => {
+    const numbers = [1, 35, 36, 1_295, 1_296, 36 ** 7, 36 ** 8 - 1];
+    const entries = numbers.map((n, i) => slotEntry(n, i % 2 ? Number.MAX_SAFE_INTEGER : 1));
+    expect([...entries].sort()).toEqual(entries);
+  });
+});
+
+describe("changesSince", () => {
+  const shard = (count: number, written: [number, number][]) => ({
+    count,
+    written: new Map(written),
+  });
+
+  it("names the posts of every write since a position, and nothing when none", () => {
+    expect(
+      changesSince(
+        shard(3, [
+          [1, 10],
+          [2, 11],
+          [3, 10],
+        ]),
+        1,
+      ),
+    ).toEqual({
+      ids: [11, 10],
+      missing: [],
+      through: 3,
+    });
+    expect(changesSince(shard(3, []), 3)).toEqual({ ids: [], missing: [], through: 3 });
+  });
+
+  it("stops its position before a write whose slot is not set yet", () => {
+    expect(
+      changesSince(
+        shard(4, [
+          [2, 20],
+          [4, 40],
+        ]),
+        1,
+      ),
+    ).toEqual({
+      ids: [20, 40],
+      missing: [3],
+      through: 2,
+    });
+  });
+
+  it("cannot say when the ring has lapped the position, or the count went back", () => {
+    expect(changesSince(shard(RING_SLOTS + 1, []), 0)).toBeUndefined();
+    expect(changesSince(shard(RING_SLOTS, []), 0)).toBeDefined();
+    expect(changesSince(shard(2, []), 3)).toBeUndefined();
   });
 });
 
@@ -43,13 +141,13 @@ describe("ChangeMarker.read", () => {
       .on(BatchGetCommand)
       .resolvesOnce({ Responses: { [TABLE]: [shardItem(0, 1), shardItem(1, 11)] } })
       .resolvesOnce({ Responses: { [TABLE]: [shardItem(1, 1), shardItem(0, 11)] } });
-    expect(await marker.read()).toBe("1.11");
-    expect(await marker.read()).toBe("11.1");
+    expect(await countsOf(marker)).toBe("1.11");
+    expect(await countsOf(marker)).toBe("11.1");
   });
 
   it("counts a shard never written, or an answer without the table, as 0", async () => {
     mock.on(BatchGetCommand).resolves({});
-    expect(await new ChangeMarker(sender, TABLE, 3).read()).toBe("0.0.0");
+    expect(await countsOf(new ChangeMarker(sender, TABLE, 3))).toBe("0.0.0");
   });
 
   it("asks again for unprocessed keys only, after 50 ms, then 100 ms", async () => {
@@ -63,7 +161,7 @@ describe("ChangeMarker.read", () => {
       })
       .resolvesOnce({ UnprocessedKeys: { [TABLE]: { Keys: unprocessed } } })
       .resolvesOnce({ Responses: { [TABLE]: [shardItem(1, 9)] } });
-    const reading = new ChangeMarker(sender, TABLE, 2).read();
+    const reading = countsOf(new ChangeMarker(sender, TABLE, 2));
     const calls = () => mock.commandCalls(BatchGetCommand).length;
     await vi.advanceTimersByTimeAsync(0);
     expect(calls()).toBe(1);

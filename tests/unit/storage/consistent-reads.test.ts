@@ -6,6 +6,7 @@ import {
   PutCommand,
   ScanCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -39,7 +40,11 @@ const stored = (id: number) => ({
   updated_at: "2026-03-04T15:06:07.000Z",
 });
 
-beforeEach(() => mock.reset());
+beforeEach(() => {
+  mock.reset();
+  // The change marker's ADD answers the shard's count, which numbers the write's slot.
+  mock.on(UpdateCommand).resolves({ Attributes: { changes: 1 } });
+});
 afterAll(() => {
   mock.restore();
   client.destroy();

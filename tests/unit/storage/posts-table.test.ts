@@ -17,6 +17,7 @@ import { IdempotencyKeyTable } from "../../../lib/storage/idempotency-key-table.
 import { IdempotencyError } from "../../../lib/posts/errors.js";
 import { ListCache } from "../../../lib/storage/list-cache.js";
 import type { Post } from "../../../lib/posts/post.js";
+import type { ListBody, StorageCounts } from "../../../lib/posts/repository.js";
 import { COUNTER_ID, PostsTable } from "../../../lib/storage/posts-table.js";
 import { Sender } from "../../../lib/storage/sender.js";
 import { DynamoPostRepository } from "../../../lib/storage/dynamo-repository.js";
@@ -116,39 +117,59 @@ describe("a deployment without the keys table", () => {
 });
 
 describe("ListCache", () => {
-  const post = (id: number): Post => ({
+  const post = (id: number, title = `#${id}`): Post => ({
     id,
-    title: `#${id}`,
+    title,
     content: "c",
     created_at: null,
     updated_at: null,
   });
 
-  /** A table whose Scan returns `pages`, and a marker at `value` that `moveDuringScan` moves. */
-  function standIns(pages: Post[][], moveDuringScan = false) {
-    let value = 1;
+  /**
+   * A table whose Scan returns `rows` (pages) and whose reads by id find them, and a one-shard
+   * marker whose ring `write` fills; `during` runs in the middle of each Scan.
+   */
+  function standIns(rows: Post[][], during = () => {}) {
+    const shard = { count: 0, written: new Map<number, number>() };
     let scans = 0;
+    const reads: number[][] = [];
+    const stored = () => new Map(rows.flat().map((p) => [p.id, p]));
     const fakeTable = {
       scanPages: async (take: (posts: Post[]) => void) => {
         scans++;
-        for (const page of pages) take(page);
-        if (moveDuringScan) value++;
+        const [first, ...rest] = rows;
+        take(first ?? []);
+        during();
+        for (const page of rest) take(page);
+      },
+      getMany: async (ids: number[], take: (post: Post) => void) => {
+        reads.push(ids);
+        for (const id of ids) if (stored().has(id)) take(stored().get(id)!);
       },
     } as unknown as PostsTable;
-    const fakeMarker = { read: async () => String(value) } as unknown as ChangeMarker;
-    return { fakeTable, fakeMarker, scans: () => scans };
+    const fakeMarker = { read: async () => [structuredClone(shard)] } as unknown as ChangeMarker;
+    /** A write counted on the shard, recorded unless `recorded` is false. */
+    const write = (id: number, recorded = true) => {
+      shard.count++;
+      if (recorded) shard.written.set(shard.count, id);
+    };
+    return { fakeTable, fakeMarker, write, scans: () => scans, reads };
   }
+  const titles = (body: ListBody) =>
+    JSON.parse(Buffer.concat(body.json).toString()).map((p: Post) => p.title);
 
   it("lists by ascending id whatever order the Scan's pages come in", async () => {
     const { fakeTable, fakeMarker } = standIns([[post(3), post(1)], [post(2)]]);
     const body = await new ListCache(fakeTable, fakeMarker).read();
-    expect(JSON.parse(body.json.join("")).map((p: Post) => p.id)).toEqual([1, 2, 3]);
+    expect(JSON.parse(Buffer.concat(body.json).toString()).map((p: Post) => p.id)).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it("answers a kept list until its max age, and scans again at exactly that age", async () => {
     let now = 0;
     const { fakeTable, fakeMarker, scans } = standIns([[post(1)]]);
-    const cache = new ListCache(fakeTable, fakeMarker, 1_000, () => now);
+    const cache = new ListCache(fakeTable, fakeMarker, { maxAgeMs: 1_000, clock: () => now });
     await cache.read();
     now = 999;
     await cache.read();
@@ -158,11 +179,53 @@ describe("ListCache", () => {
     expect(scans()).toBe(2);
   });
 
-  it("does not keep a list during which the marker moved", async () => {
-    const { fakeTable, fakeMarker, scans } = standIns([[post(1)]], true);
+  it("patches the kept list with the posts written since: put in place, replaced, taken out", async () => {
+    const rows = [[post(2), post(4)]];
+    const { fakeTable, fakeMarker, write, scans, reads } = standIns(rows);
     const cache = new ListCache(fakeTable, fakeMarker);
     await cache.read();
+    rows[0] = [post(1), post(3), post(4, "four")];
+    for (const id of [1, 3, 4, 2]) write(id);
+    const counts: StorageCounts = {};
+    const body = await cache.read(undefined, counts);
+    expect(titles(body)).toEqual(["#1", "#3", "four"]);
+    expect(body).toEqual(await new ListCache(fakeTable, fakeMarker).read());
+    expect(counts).toEqual({ ListPatched: 1 });
+    expect(reads).toEqual([[1, 3, 4, 2]]);
+    expect(scans()).toBe(2);
+    await cache.read(undefined, counts);
+    expect(counts).toEqual({ ListPatched: 1, ListFromMemory: 1 });
+  });
+
+  it("keeps a Scan during which a write landed, and reads that post again next time", async () => {
+    const rows = [[post(1)], [post(2)]];
+    const { fakeTable, fakeMarker, write, scans, reads } = standIns(rows, () => {
+      if (scans() === 1) {
+        rows[0] = [post(1, "renamed")];
+        write(1);
+      }
+    });
+    const cache = new ListCache(fakeTable, fakeMarker);
+    expect(titles(await cache.read())).toEqual(["#1", "#2"]);
+    expect(titles(await cache.read())).toEqual(["renamed", "#2"]);
+    expect(scans()).toBe(1);
+    expect(reads).toEqual([[1]]);
+  });
+
+  it("waits for a counted write's slot until the grace, then scans", async () => {
+    let now = 0;
+    const rows = [[post(1)]];
+    const { fakeTable, fakeMarker, write, scans } = standIns(rows);
+    const cache = new ListCache(fakeTable, fakeMarker, { graceMs: 500, clock: () => now });
     await cache.read();
+    rows[0] = [post(1), post(2)];
+    write(2, false);
+    expect(titles(await cache.read())).toEqual(["#1"]);
+    now = 499;
+    expect(titles(await cache.read())).toEqual(["#1"]);
+    expect(scans()).toBe(1);
+    now = 500;
+    expect(titles(await cache.read())).toEqual(["#1", "#2"]);
     expect(scans()).toBe(2);
   });
 });
