@@ -1,16 +1,14 @@
 // The packaged template against CloudFormation's resource specification: every resource of a type
 // that exists, with only properties its type has, the required ones present, values of the right
 // type and among the allowed ones. A template that breaks any of these must be refused.
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import type { SpecDatabase } from "@aws-cdk/service-spec-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Template, loadSpec, specProblems } from "../helpers/cloudformation-spec.js";
-import { serverlessBin } from "../helpers/offline.js";
+import { packageInto } from "../helpers/package.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let packageDir = "";
@@ -30,18 +28,10 @@ beforeAll(async () => {
     ACCESS_LOGS: "true",
     TRACING: "true",
   };
-  const [loaded] = await Promise.all([
-    loadSpec(),
-    promisify(execFile)(
-      process.execPath,
-      [serverlessBin, "package", "--package", packageDir, "--stage", "test"],
-      { cwd: root, env, timeout: 120_000 },
-    ),
-  ]);
+  // Under the packaging lock: serverless stages every package in the repository's own folder.
+  const [loaded, packaged] = await Promise.all([loadSpec(), packageInto(packageDir, env)]);
   spec = loaded;
-  template = JSON.parse(
-    await readFile(join(packageDir, "cloudformation-template-update-stack.json"), "utf8"),
-  ) as Template;
+  template = packaged as Template;
 });
 
 afterAll(async () => {
