@@ -12,6 +12,7 @@ import { PostNotFoundError, StorageError } from "../posts/errors.js";
 import type { Post, PostChanges } from "../posts/post.js";
 import { now } from "../posts/timestamps.js";
 import { ID_TAKEN } from "./id-allocator.js";
+import { VERSION_ATTRIBUTE, firstVersion, withoutVersion } from "./post-version.js";
 import { ConditionFailed, type Sender } from "./sender.js";
 
 /**
@@ -60,14 +61,14 @@ export class PostsTable {
   async get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
     const input = { TableName: this.tableName, Key: { id }, ConsistentRead: true };
     const { Item } = await this.sender.send(new GetCommand(input), signal);
-    return Item as Post | undefined;
+    return Item && (withoutVersion(Item) as Post);
   }
 
   /** The write that stores a post only where no item has its id (alone or in a transaction). */
   putNew(post: Post): PutCommandInput & { Item: Post; ConditionExpression: string } {
     return {
       TableName: this.tableName,
-      Item: post,
+      Item: { ...post, [VERSION_ATTRIBUTE]: firstVersion() },
       ConditionExpression: "attribute_not_exists(id)",
     };
   }
@@ -97,12 +98,13 @@ export class PostsTable {
         Key: { id },
         // Only an existing post can be updated: never create one, never resurrect a deleted one.
         ConditionExpression: "attribute_exists(id)",
-        UpdateExpression: `SET ${assignments.join(", ")}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        // Every write of a post raises its version (lib/storage/post-version.ts).
+        UpdateExpression: `SET ${assignments.join(", ")} ADD #version :one`,
+        ExpressionAttributeNames: { ...names, "#version": VERSION_ATTRIBUTE },
+        ExpressionAttributeValues: { ...values, ":one": 1 },
         ReturnValues: "ALL_NEW",
       });
-      return (await this.sender.send(update, signal)).Attributes as Post;
+      return withoutVersion((await this.sender.send(update, signal)).Attributes ?? {}) as Post;
     } catch (error) {
       if (error instanceof ConditionFailed) throw new PostNotFoundError(id);
       throw error;
