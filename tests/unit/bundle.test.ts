@@ -7,6 +7,11 @@ import { bundleOptions, handlerNames } from "../../scripts/build.mjs";
 
 /** Largest bundle accepted: about 200 KB today, 350 KB if the plugins stop applying. */
 const BUNDLE_MAX_BYTES = 230 * 1024;
+/**
+ * The webhook delivery function carries the SQS and SSM clients instead of DynamoDB's: about
+ * 260 KB. It reads a queue, so its cold start delays a delivery, never an API answer.
+ */
+const BUNDLE_MAX_BYTES_OF: Record<string, number> = { "deliver-webhooks": 275 * 1024 };
 /** What the plugins leave out: the default credential chain, its clients, the event-stream codec. */
 const LEFT_OUT = [
   /@aws-sdk\/credential-provider-(node|sso|ini|process|web-identity|http|login)\//,
@@ -17,7 +22,8 @@ const LEFT_OUT = [
 ];
 
 describe.each(handlerNames)("the %s bundle", (name) => {
-  it(`leaves out what Lambda never runs and stays under ${BUNDLE_MAX_BYTES / 1024} KB`, async () => {
+  const maxBytes = BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES;
+  it(`leaves out what Lambda never runs and stays under ${maxBytes / 1024} KB`, async () => {
     const result = await esbuild.build({
       ...bundleOptions,
       entryPoints: { index: `handlers/${name}.ts` },
@@ -33,6 +39,6 @@ describe.each(handlerNames)("the %s bundle", (name) => {
       ).toEqual([]);
     }
     const bytes = result.outputFiles.reduce((sum, file) => sum + file.contents.byteLength, 0);
-    expect(bytes).toBeLessThan(BUNDLE_MAX_BYTES);
+    expect(bytes).toBeLessThan(maxBytes);
   });
 });

@@ -1,0 +1,81 @@
+// Webhook delivery on AWS: a batch of the FIFO queue's messages (each a change record of the
+// table's stream, grouped by post id) sent to every subscriber, in order within each post.
+import type { SQSBatchResponse, SQSRecord } from "aws-lambda";
+import { type ChangeRecord, eventFromRecord, eventIdOf } from "./post-event.js";
+import { retryDelayMs } from "./retry-schedule.js";
+import type { DeliveryOutcome, Subscriber } from "./webhook-sender.js";
+
+/** SQS's longest visibility timeout: a longer pause is taken in steps of this. */
+const MAX_VISIBILITY_SECONDS = 12 * 3600;
+
+/** What delivery needs from the world: the subscribers, the sender, the queue, the log. */
+export interface QueueDeliveryDeps {
+  subscribers: () => Promise<Subscriber[]>;
+  send: (subscriber: Subscriber, id: string, body: string) => Promise<DeliveryOutcome>;
+  /** Keeps a failed message out of sight this long before it is tried again. */
+  delay: (record: SQSRecord, seconds: number) => Promise<void>;
+  log: (message: string, fields: Record<string, unknown>) => void;
+}
+
+/** Builds the batch handler; subscribers answering 410 are left out from then on. */
+export function queueDelivery(deps: QueueDeliveryDeps) {
+  const gone = new Set<string>();
+
+  /** Sends one message's event to every subscriber still on delivery; true when all took it. */
+  const deliver = async (record: SQSRecord): Promise<boolean> => {
+    const event = eventFromRecord(JSON.parse(record.body) as ChangeRecord);
+    if (!event) return true;
+    const id = eventIdOf(event);
+    const body = JSON.stringify(event);
+    const targets = (await deps.subscribers()).filter(({ url }) => !gone.has(url));
+    const outcomes = await Promise.all(targets.map((target) => deps.send(target, id, body)));
+    let delivered = true;
+    for (const [i, outcome] of outcomes.entries()) {
+      const url = (targets[i] as Subscriber).url;
+      const fields = { webhookId: id, subscriber: url, detail: outcome.detail };
+      if (outcome.result === "gone") {
+        gone.add(url);
+        deps.log("webhook subscriber answered 410 Gone: taken off delivery", {
+          ...fields,
+          _aws: emf("WebhookSubscriberGone"),
+          WebhookSubscriberGone: 1,
+        });
+      } else if (outcome.result === "failed") {
+        delivered = false;
+        deps.log("webhook delivery failed", {
+          ...fields,
+          _aws: emf("WebhookFailures"),
+          WebhookFailures: 1,
+        });
+      }
+    }
+    return delivered;
+  };
+
+  return async (records: SQSRecord[]): Promise<SQSBatchResponse> => {
+    const failures: SQSBatchResponse["batchItemFailures"] = [];
+    const blocked = new Set<string>();
+    for (const record of records) {
+      const group = record.attributes.MessageGroupId ?? "";
+      // A post's later event waits for its earlier one: it fails with it and comes back after it.
+      if (blocked.has(group) || !(await deliver(record))) {
+        blocked.add(group);
+        failures.push({ itemIdentifier: record.messageId });
+        const attempt = Number(record.attributes.ApproximateReceiveCount);
+        const pause = retryDelayMs(attempt);
+        if (pause !== undefined) {
+          await deps.delay(record, Math.min(Math.ceil(pause / 1000), MAX_VISIBILITY_SECONDS));
+        }
+      }
+    }
+    return { batchItemFailures: failures };
+  };
+}
+
+/** CloudWatch's embedded metric format for one count. */
+const emf = (name: string) => ({
+  Timestamp: Date.now(),
+  CloudWatchMetrics: [
+    { Namespace: "BlogPostApi", Dimensions: [[]], Metrics: [{ Name: name, Unit: "Count" }] },
+  ],
+});
