@@ -29,6 +29,8 @@ beforeAll(async () => {
     CORS_ORIGINS: "https://blog.example",
     ACCESS_LOGS: "true",
     TRACING: "true",
+    // The webhook queue, its Pipe and the delivery function.
+    WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
   };
   const [loaded] = await Promise.all([
     loadSpec(),
