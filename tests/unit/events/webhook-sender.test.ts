@@ -77,6 +77,13 @@ describe("sendWebhook", () => {
     expect((await send(`http://127.0.0.1:${port}/`)).result).toBe("failed");
   });
 
+  it("connects to a name only through the address check, which lets loopback through locally", async () => {
+    const { url, hits } = await serve((_, response) => response.writeHead(204).end());
+    const named = url.replace("127.0.0.1", "localhost");
+    expect(await send(named)).toEqual({ result: "delivered", detail: "answered 204" });
+    expect(hits()).toBe(1);
+  });
+
   it("never connects to loopback or a private address off `npm start`", async () => {
     const { url, hits } = await serve((_, response) => response.writeHead(204).end());
     const https = url.replace("http:", "https:");
