@@ -17,59 +17,67 @@ export interface QueueDeliveryDeps {
   log: (message: string, fields: Record<string, unknown>) => void;
 }
 
-/** Builds the batch handler; subscribers answering 410 are left out from then on. */
-export function queueDelivery(deps: QueueDeliveryDeps) {
-  const gone = new Set<string>();
+/** The batch handler's state: the subscribers answering 410 are left out from then on. */
+class QueueDelivery {
+  private readonly gone = new Set<string>();
 
-  /** Sends one message's event to every subscriber still on delivery; true when all took it. */
-  const deliver = async (record: SQSRecord): Promise<boolean> => {
-    const event = eventFromRecord(JSON.parse(record.body) as ChangeRecord);
-    if (!event) return true;
-    const id = eventIdOf(event);
-    const body = JSON.stringify(event);
-    const targets = (await deps.subscribers()).filter(({ url }) => !gone.has(url));
-    const outcomes = await Promise.all(targets.map((target) => deps.send(target, id, body)));
-    let delivered = true;
-    for (const [i, outcome] of outcomes.entries()) {
-      const url = (targets[i] as Subscriber).url;
-      const fields = { webhookId: id, subscriber: url, detail: outcome.detail };
-      if (outcome.result === "gone") {
-        gone.add(url);
-        deps.log("webhook subscriber answered 410 Gone: taken off delivery", {
-          ...fields,
-          _aws: emf("WebhookSubscriberGone"),
-          WebhookSubscriberGone: 1,
-        });
-      } else if (outcome.result === "failed") {
-        delivered = false;
-        deps.log("webhook delivery failed", {
-          ...fields,
-          _aws: emf("WebhookFailures"),
-          WebhookFailures: 1,
-        });
-      }
-    }
-    return delivered;
-  };
+  constructor(private readonly deps: QueueDeliveryDeps) {}
 
-  return async (records: SQSRecord[]): Promise<SQSBatchResponse> => {
+  /** A batch: each message delivered in order; a failed one, and its post's later ones, retried. */
+  async handle(records: SQSRecord[]): Promise<SQSBatchResponse> {
     const failures: SQSBatchResponse["batchItemFailures"] = [];
     const blocked = new Set<string>();
     for (const record of records) {
       const group = record.attributes.MessageGroupId ?? "";
       // A post's later event waits for its earlier one: it fails with it and comes back after it.
-      if (blocked.has(group) || !(await deliver(record))) {
+      if (blocked.has(group) || !(await this.deliver(record))) {
         blocked.add(group);
         failures.push({ itemIdentifier: record.messageId });
-        const attempt = Number(record.attributes.ApproximateReceiveCount);
-        const pause = retryDelayMs(attempt);
+        const pause = retryDelayMs(Number(record.attributes.ApproximateReceiveCount));
         if (pause !== undefined) {
-          await deps.delay(record, Math.min(Math.ceil(pause / 1000), MAX_VISIBILITY_SECONDS));
+          await this.deps.delay(record, Math.min(Math.ceil(pause / 1000), MAX_VISIBILITY_SECONDS));
         }
       }
     }
     return { batchItemFailures: failures };
-  };
+  }
+
+  /** Sends one message's event to every subscriber still on delivery; true when all took it. */
+  private async deliver(record: SQSRecord): Promise<boolean> {
+    const event = eventFromRecord(JSON.parse(record.body) as ChangeRecord);
+    if (!event) return true;
+    const id = eventIdOf(event);
+    const body = JSON.stringify(event);
+    const targets = (await this.deps.subscribers()).filter(({ url }) => !this.gone.has(url));
+    const outcomes = await Promise.all(targets.map((target) => this.deps.send(target, id, body)));
+    outcomes.forEach((outcome, i) => this.note(outcome, (targets[i] as Subscriber).url, id));
+    return outcomes.every((outcome) => outcome.result !== "failed");
+  }
+
+  /** Logs a failure; takes a subscriber that answered 410 off delivery, with a metric. */
+  private note(outcome: DeliveryOutcome, url: string, webhookId: string): void {
+    const fields = { webhookId, subscriber: url, detail: outcome.detail };
+    if (outcome.result === "gone") {
+      this.gone.add(url);
+      this.deps.log("webhook subscriber answered 410 Gone: taken off delivery", {
+        ...fields,
+        _aws: emf("WebhookSubscriberGone"),
+        WebhookSubscriberGone: 1,
+      });
+    } else if (outcome.result === "failed") {
+      this.deps.log("webhook delivery failed", {
+        ...fields,
+        _aws: emf("WebhookFailures"),
+        WebhookFailures: 1,
+      });
+    }
+  }
+}
+
+/** Builds the batch handler over its dependencies. */
+export function queueDelivery(deps: QueueDeliveryDeps) {
+  const delivery = new QueueDelivery(deps);
+  return (records: SQSRecord[]) => delivery.handle(records);
 }
 
 /** CloudWatch's embedded metric format for one count. */

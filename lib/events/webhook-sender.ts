@@ -61,6 +61,10 @@ function checkedLookup(local: boolean): typeof dnsLookup {
   }) as typeof dnsLookup;
 }
 
+/** What an answer's status means: 2xx delivered, 410 gone, anything else (3xx too) failed. */
+const resultOf = (status: number): DeliveryOutcome["result"] =>
+  status >= 200 && status < 300 ? "delivered" : status === 410 ? "gone" : "failed";
+
 /** Posts `body` to the subscriber, signed; resolves with how it went, never rejects. */
 export function sendWebhook(
   subscriber: Subscriber,
@@ -89,9 +93,7 @@ export function sendWebhook(
       // Nothing of the body is read: the connection is dropped instead.
       answer.destroy();
       request.destroy();
-      const result =
-        status >= 200 && status < 300 ? "delivered" : status === 410 ? "gone" : "failed";
-      resolve({ result, detail: `answered ${status}` });
+      resolve({ result: resultOf(status), detail: `answered ${status}` });
     });
     request.once("error", (error) => {
       const timedOut = error.name === "AbortError" || error.name === "TimeoutError";
