@@ -75,6 +75,11 @@ describe("in every stage", () => {
     expect(pipe.Source).toEqual(getAtt("PostsTable", "StreamArn"));
     expect(pipe.Enrichment).toEqual(getAtt("PublishEventsLambdaFunction", "Arn"));
     expect(pipe.Target).toEqual(getAtt("EventBus", "Arn"));
+    // As asyncapi.yaml's eventBus channel says.
+    expect(pipe.TargetParameters.EventBridgeEventBusParameters).toEqual({
+      DetailType: "Blog post changed",
+      Source: "blog-post-api",
+    });
     const [filter] = pipe.SourceParameters.FilterCriteria.Filters;
     for (const id of ["1", "9", "42", "9007199254740991"])
       expect(filterTakes(filter.Pattern, id)).toBe(true);
