@@ -5,6 +5,9 @@ import { type ChangeRecord, eventFromRecord, eventIdOf } from "./post-event.js";
 import { retryDelayMs } from "./retry-schedule.js";
 import type { DeliveryOutcome, Subscriber } from "./webhook-sender.js";
 
+/** Events whose subscribers that took them are remembered, so a retry skips them. */
+const REMEMBERED_EVENTS = 1_000;
+
 /** SQS's longest visibility timeout: a longer pause is taken in steps of this. */
 const MAX_VISIBILITY_SECONDS = 12 * 3600;
 
@@ -20,6 +23,8 @@ export interface QueueDeliveryDeps {
 /** The batch handler's state: the subscribers answering 410 are left out from then on. */
 class QueueDelivery {
   private readonly gone = new Set<string>();
+  /** Per event id, the subscribers that took it (this instance's memory: at least once still). */
+  private readonly tookIt = new Map<string, Set<string>>();
 
   constructor(private readonly deps: QueueDeliveryDeps) {}
 
@@ -48,10 +53,35 @@ class QueueDelivery {
     if (!event) return true;
     const id = eventIdOf(event);
     const body = JSON.stringify(event);
-    const targets = (await this.deps.subscribers()).filter(({ url }) => !this.gone.has(url));
+    const took = this.tookIt.get(id) ?? new Set<string>();
+    const targets = (await this.deps.subscribers()).filter(
+      ({ url }) => !this.gone.has(url) && !took.has(url),
+    );
     const outcomes = await Promise.all(targets.map((target) => this.deps.send(target, id, body)));
     outcomes.forEach((outcome, i) => this.note(outcome, (targets[i] as Subscriber).url, id));
-    return outcomes.every((outcome) => outcome.result !== "failed");
+    const failed = outcomes.some((outcome) => outcome.result === "failed");
+    if (failed) this.remember(id, took, targets, outcomes);
+    else this.tookIt.delete(id);
+    return !failed;
+  }
+
+  /** Keeps which subscribers took a failed event, so its retry goes to the others only. */
+  private remember(
+    id: string,
+    took: Set<string>,
+    targets: Subscriber[],
+    outcomes: DeliveryOutcome[],
+  ) {
+    outcomes.forEach((outcome, i) => {
+      if (outcome.result === "delivered") took.add((targets[i] as Subscriber).url);
+    });
+    this.tookIt.delete(id);
+    this.tookIt.set(id, took);
+    // Oldest first: a Map keeps insertion order.
+    for (const old of this.tookIt.keys()) {
+      if (this.tookIt.size <= REMEMBERED_EVENTS) break;
+      this.tookIt.delete(old);
+    }
   }
 
   /** Logs a failure; takes a subscriber that answered 410 off delivery, with a metric. */

@@ -79,6 +79,21 @@ describe("queueDelivery", () => {
     expect(delays[0]).toEqual(["m-1-5", (RETRY_DELAYS_MS[2] as number) / 1000]);
   });
 
+  it("retries a failed event only to the subscribers that did not take it", async () => {
+    let fail = true;
+    const { deliver, sent } = harness((url) =>
+      url === "https://b.example/" && fail ? "failed" : "delivered",
+    );
+    expect((await deliver([message(1, 5)])).batchItemFailures).toHaveLength(1);
+    fail = false;
+    expect(await deliver([message(1, 5, 2)])).toEqual({ batchItemFailures: [] });
+    expect(sent).toEqual([
+      "https://a.example/ msg_post1v5",
+      "https://b.example/ msg_post1v5",
+      "https://b.example/ msg_post1v5",
+    ]);
+  });
+
   it("sets no pause after the last try: the queue dead-letters the message", async () => {
     const { deliver, delays } = harness(() => "failed");
     const result = await deliver([message(1, 5, RETRY_DELAYS_MS.length + 1)]);
