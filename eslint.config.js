@@ -63,6 +63,16 @@ export const boundaries = [
     ),
   },
   {
+    files: ["lib/events/**"],
+    rules: layer(
+      refuse(
+        "^\\.\\./(http|storage|app)/",
+        "lib/events/ maps stream records with the post rules (lib/posts/) alone.",
+      ),
+      notTheClient,
+    ),
+  },
+  {
     files: ["client/**"],
     rules: layer(
       refuse(

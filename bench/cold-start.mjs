@@ -3,12 +3,17 @@
 // https as Lambda reaches DynamoDB (bench/tls-front.mjs); rounds rotate the order so a
 // drift in speed touches every variant alike. A handler's init (the import, its top-level await
 // included) and its first invoke are reported apart: init does the first request's storage work.
-import { handlerNames } from "../scripts/build.mjs";
+import { handlerNames as allHandlerNames } from "../scripts/build.mjs";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { RUNTIME_NODE_VERSION, installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { LIMITS, TABLES, benchDir, handlerCases, lambdaEnv, staging } from "./context.mjs";
 import { startTlsServices } from "./tls-front.mjs";
 import { log, medians, ratioRow, rounds, runNode } from "./util.mjs";
+
+/** The functions that answer requests; the events' functions read a stream or a queue instead. */
+const handlerNames = allHandlerNames.filter(
+  (name) => name !== "publish-events" && name !== "deliver-webhooks",
+);
 
 /** @typedef {{ answeredMs: number, importedMs: number, startedMs: number, spawnToAnswerMs: number, spawnToExitMs: number }} ColdRun */
 

@@ -35,6 +35,9 @@ function readSettings(env = process.env) {
     tableName: env.POSTS_TABLE ?? "blog-post-api-local-posts",
     keysTableName: env.IDEMPOTENCY_TABLE ?? "blog-post-api-local-idempotency-keys",
     timeZone: env.TIME_ZONE ?? "UTC",
+    // Every change of a post, signed, to this URL (docs/events.md); secrets space-separated.
+    webhookUrl: env.WEBHOOK_URL || undefined,
+    webhookSecrets: (env.WEBHOOK_SECRET ?? "").split(" ").filter(Boolean),
     dataDirSetting,
     dataDir: resolve(root, dataDirSetting),
   };
@@ -250,6 +253,34 @@ function checkEverySetting() {
   }
 }
 
+/** With WEBHOOK_URL, reads the table's stream and delivers every change there; says so in a line. */
+async function startEvents(
+  /** @type {Settings} */ settings,
+  /** @type {Shutdown} */ shutdown,
+  /** @type {string} */ endpoint,
+) {
+  if (!settings.webhookUrl) return "Events:   none sent (set WEBHOOK_URL and WEBHOOK_SECRET)\n";
+  if (settings.webhookSecrets.length === 0) {
+    throw new SetupError(
+      "WEBHOOK_URL needs WEBHOOK_SECRET=whsec_<base64> (npm run listen -- --new-secret)",
+    );
+  }
+  // The events show the posts' timestamps in the API's zone, as on AWS.
+  process.env.TZ = settings.timeZone;
+  const { startLocalEvents } = await import("./lib/local-events.mjs");
+  const events = await startLocalEvents({
+    endpoint,
+    tableName: settings.tableName,
+    positionFile: `${settings.dataDir}/events-position.json`,
+    deadLetterFile: `${settings.dataDir}/events-dead-letters.jsonl`,
+    subscriber: { url: settings.webhookUrl, secrets: settings.webhookSecrets },
+  }).catch((/** @type {Error} */ error) => {
+    throw new SetupError(error.message);
+  });
+  shutdown.onExit(events.stop);
+  return `Events:   every change of a post, signed, to ${settings.webhookUrl} (docs/events.md)\n`;
+}
+
 async function main() {
   // Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -268,7 +299,8 @@ async function main() {
     const created = await createServer(settings, shutdown, db.endpoint);
     await created.start();
     server = created;
-    console.log(banner(settings, auth, db.endpoint));
+    const events = await startEvents(settings, shutdown, db.endpoint);
+    console.log(banner(settings, auth, db.endpoint) + events);
   } catch (error) {
     await shutdown.fail(error);
   }

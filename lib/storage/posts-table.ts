@@ -13,6 +13,7 @@ import type { Post, PostChanges } from "../posts/post.js";
 import { now } from "../posts/timestamps.js";
 import { batchGetIds } from "./batch-get.js";
 import { ID_TAKEN } from "./id-allocator.js";
+import { VERSION_ATTRIBUTE, firstVersion, withoutVersion } from "./post-version.js";
 import { ConditionFailed, type Sender } from "./sender.js";
 
 /**
@@ -61,7 +62,7 @@ export class PostsTable {
   async get(id: number, signal?: AbortSignal): Promise<Post | undefined> {
     const input = { TableName: this.tableName, Key: { id }, ConsistentRead: true };
     const { Item } = await this.sender.send(new GetCommand(input), signal);
-    return Item as Post | undefined;
+    return Item && (withoutVersion(Item) as Post);
   }
 
   /** Hands `take` each of these posts that exists, every one read consistently. */
@@ -74,7 +75,7 @@ export class PostsTable {
   putNew(post: Post): PutCommandInput & { Item: Post; ConditionExpression: string } {
     return {
       TableName: this.tableName,
-      Item: post,
+      Item: { ...post, [VERSION_ATTRIBUTE]: firstVersion() },
       ConditionExpression: "attribute_not_exists(id)",
     };
   }
@@ -104,12 +105,13 @@ export class PostsTable {
         Key: { id },
         // Only an existing post can be updated: never create one, never resurrect a deleted one.
         ConditionExpression: "attribute_exists(id)",
-        UpdateExpression: `SET ${assignments.join(", ")}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        // Every write of a post raises its version (lib/storage/post-version.ts).
+        UpdateExpression: `SET ${assignments.join(", ")} ADD #version :one`,
+        ExpressionAttributeNames: { ...names, "#version": VERSION_ATTRIBUTE },
+        ExpressionAttributeValues: { ...values, ":one": 1 },
         ReturnValues: "ALL_NEW",
       });
-      return (await this.sender.send(update, signal)).Attributes as Post;
+      return withoutVersion((await this.sender.send(update, signal)).Attributes ?? {}) as Post;
     } catch (error) {
       if (error instanceof ConditionFailed) throw new PostNotFoundError(id);
       throw error;

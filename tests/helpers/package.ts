@@ -57,6 +57,7 @@ export const TEMPLATE_SETTINGS = [
   "ACCESS_LOGS",
   "TRACING",
   "LOG_RETENTION_DAYS",
+  "WEBHOOK_SUBSCRIBERS",
 ];
 
 /** This process's environment without the template settings, plus `settings`. */

@@ -27,6 +27,8 @@ beforeAll(async () => {
     CORS_ORIGINS: "https://blog.example",
     ACCESS_LOGS: "true",
     TRACING: "true",
+    // The webhook queue, its Pipe and the delivery function.
+    WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
   };
   // Under the packaging lock: serverless stages every package in the repository's own folder.
   const [loaded, packaged] = await Promise.all([loadSpec(), packageInto(packageDir, env)]);

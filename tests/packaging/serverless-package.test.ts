@@ -74,10 +74,15 @@ afterAll(async () => {
 const ofType = (type: string) =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);
 
+/** What the post events add (config/events.cjs): tests/packaging/events.test.ts checks them. */
+const EVENT_FUNCTIONS = ["PublishEventsLambdaFunction", "DeliverWebhooksLambdaFunction"];
+const EVENT_ZIPS = ["publishEvents.zip", "deliverWebhooks.zip"];
+
+/** The API's functions. */
 const functions = () =>
-  ofType("AWS::Lambda::Function").map(
-    ([id, r]) => [id, r.Properties as unknown as FunctionProperties] as const,
-  );
+  ofType("AWS::Lambda::Function")
+    .filter(([id]) => !EVENT_FUNCTIONS.includes(id))
+    .map(([id, r]) => [id, r.Properties as unknown as FunctionProperties] as const);
 
 /** Names and uncompressed sizes of a zip's entries, read from its central directory. */
 async function zipEntries(file: string): Promise<{ name: string; size: number }[]> {
@@ -109,14 +114,18 @@ describe("Lambda functions", () => {
     const all = functions();
     expect(all).toHaveLength(5);
     // The token authorizer's function is in a stage only with AUTH_ISSUER_URL (security.test.ts).
-    const routeHandlers = handlerNames.filter((name) => name !== "authorize-writes");
+    const routeHandlers = handlerNames.filter(
+      (name) => !["authorize-writes", "publish-events", "deliver-webhooks"].includes(name),
+    );
     expect(all.map(([, fn]) => bundleOf(fn.Handler)).sort()).toEqual(routeHandlers.sort());
     expect(LAMBDA_RUNTIME).toBe(`nodejs${RUNTIME_NODE_VERSION.split(".")[0]}.x`);
     for (const [id, fn] of all) expect(fn.Runtime, id).toBe(LAMBDA_RUNTIME);
   });
 
   it("each zip holds exactly its own bundle, as built", async () => {
-    const zips = (await readdir(packageDir)).filter((file) => file.endsWith(".zip"));
+    const zips = (await readdir(packageDir)).filter(
+      (file) => file.endsWith(".zip") && !EVENT_ZIPS.includes(file),
+    );
     expect(zips).toHaveLength(5);
     for (const [id, fn] of functions()) {
       const zip = basename(fn.Code.S3Key);
@@ -130,9 +139,12 @@ describe("Lambda functions", () => {
   });
 
   it("each logs in Lambda's JSON format at the level LOG_LEVEL sets (info by default)", () => {
-    const configuredFunctions = Object.values(configured.Resources).filter(
-      (resource) => resource.Type === "AWS::Lambda::Function",
-    );
+    const configuredFunctions = Object.entries(configured.Resources)
+      .filter(
+        ([id, resource]) =>
+          resource.Type === "AWS::Lambda::Function" && !EVENT_FUNCTIONS.includes(id),
+      )
+      .map(([, resource]) => resource);
     for (const [template, level] of [
       [functions().map(([, fn]) => fn as unknown as Record<string, unknown>), "INFO"],
       [configuredFunctions.map((fn) => fn.Properties), "ERROR"],
@@ -195,7 +207,12 @@ describe("IAM", () => {
       })
       .flatMap((document) => document.Statement);
   const actionsOf = (statement: Statement) => [statement.Action ?? []].flat();
+  /** The Pipes' reads of the table's stream: tests/packaging/events.test.ts checks them. */
+  const readsStream = (statement: Statement) =>
+    JSON.stringify(statement.Resource) ===
+    JSON.stringify({ "Fn::GetAtt": ["PostsTable", "StreamArn"] });
   const touchesDynamoDb = (statement: Statement) =>
+    !readsStream(statement) &&
     actionsOf(statement).some(
       (action) => action === "*" || action.toLowerCase().startsWith("dynamodb:"),
     );
@@ -474,8 +491,9 @@ describe("optional alarms and CORS", () => {
   const alarms = (template: { Resources: Record<string, Resource> }) =>
     Object.entries(template.Resources).filter(([, r]) => r.Type === "AWS::CloudWatch::Alarm");
 
-  it("without ALARM_TOPIC_ARN, there is no alarm and no condition for one", () => {
-    expect(alarms({ Resources: resources })).toEqual([]);
+  it("without ALARM_TOPIC_ARN, there is no alarm but the events' dead letters', and no condition for one", () => {
+    expect(alarms({ Resources: resources }).map(([id]) => id)).toEqual(["EventsDeadLetterAlarm"]);
+    expect(resources.EventsDeadLetterAlarm?.Properties.AlarmActions).toBeUndefined();
     expect(JSON.stringify(resources)).not.toContain("HasAlarmTopic");
   });
 
@@ -490,6 +508,7 @@ describe("optional alarms and CORS", () => {
       "CreatePostLatencyAlarm",
       "DeletePostLatencyAlarm",
       "DynamoThrottlesAlarm",
+      "EventsDeadLetterAlarm",
       "GetPostLatencyAlarm",
       "IdempotencyTableCapacityAlarm",
       "LambdaErrorsAlarm",
@@ -566,7 +585,8 @@ describe("optional alarms and CORS", () => {
 
   it("sets a log retention on every function's log group", () => {
     const groups = Object.values(resources).filter((r) => r.Type === "AWS::Logs::LogGroup");
-    expect(groups).toHaveLength(5);
+    // The five API functions' and the events' enrichment function's.
+    expect(groups).toHaveLength(6);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
 });

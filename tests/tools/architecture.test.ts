@@ -43,6 +43,9 @@ describe("each boundary refuses an import that crosses it", () => {
     ["lib/storage/x.ts", 'import "../../client/errors.mjs";', "the service never imports it"],
     ["lib/app/x.ts", 'import "../../client/index.mjs";', "the service never imports it"],
     ["client/x.mjs", 'import "node:crypto";', "runs in browsers too"],
+    ["lib/events/x.ts", 'import "../storage/posts-table.js";', "with the post rules"],
+    ["lib/events/x.ts", 'import "../http/logger.js";', "with the post rules"],
+    ["lib/events/x.ts", 'import "../app/webhooks.js";', "with the post rules"],
     ["client/x.mjs", 'import "../lib/posts/post.js";', "runs in browsers too"],
   ])("%s: %s", async (path, code, reason) => {
     const messages = await refusals(path, code);
@@ -57,6 +60,10 @@ describe("the imports each layer needs pass", () => {
     ["lib/http/x.ts", 'import "../posts/post.js";\nimport "./response.js";\nimport "aws-lambda";'],
     ["lib/storage/x.ts", 'import "../posts/post.js";\nimport "@aws-sdk/lib-dynamodb";'],
     ["lib/app/x.ts", 'import "../storage/client.js";\nimport "../http/logger.js";'],
+    [
+      "lib/events/x.ts",
+      'import "../posts/post.js";\nimport "./signature.js";\nimport "node:crypto";',
+    ],
     ["handlers/x.ts", 'import "../lib/app/config.js";\nimport "../lib/http/routes.js";'],
     ["client/x.mjs", 'import "./errors.mjs";\nimport createClient from "openapi-fetch";'],
     ["tests/x.ts", 'import "../lib/storage/sender.js";\nimport "@aws-sdk/lib-dynamodb";'],

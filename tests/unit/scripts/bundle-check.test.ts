@@ -2,7 +2,7 @@
 // The real bundles meet it whenever the suite's global setup or npm run build builds them.
 import type { Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { BUNDLE_MAX_BYTES, bundleProblems } from "../../../scripts/build.mjs";
+import { BUNDLE_MAX_BYTES, BUNDLE_MAX_BYTES_OF, bundleProblems } from "../../../scripts/build.mjs";
 
 /** A metafile with these inputs and one output of `bytes`. */
 function metafile(inputs: string[], bytes: number): Metafile {
@@ -39,5 +39,12 @@ describe("bundleProblems", () => {
     expect(bundleProblems("list-posts", metafile(kept, BUNDLE_MAX_BYTES + 1))).toEqual([
       `list-posts: ${BUNDLE_MAX_BYTES + 1} bytes, over ${BUNDLE_MAX_BYTES}`,
     ]);
+  });
+
+  it("holds the webhook delivery function to its own, larger limit", () => {
+    const max = BUNDLE_MAX_BYTES_OF["deliver-webhooks"] ?? 0;
+    expect(max).toBeGreaterThan(BUNDLE_MAX_BYTES);
+    expect(bundleProblems("deliver-webhooks", metafile(kept, max))).toEqual([]);
+    expect(bundleProblems("deliver-webhooks", metafile(kept, max + 1))).toHaveLength(1);
   });
 });

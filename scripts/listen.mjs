@@ -1,0 +1,76 @@
+// `npm run listen`: a webhook subscriber on this machine that prints every event as it arrives,
+// once its Standard Webhooks signature checks out (client/webhooks.mjs), and refuses the rest.
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import { StopError, runWithFlags } from "./lib/cli.mjs";
+import { verifyWebhook } from "../client/webhooks.mjs";
+
+const usage = `Usage: npm run listen -- [--port 4000] [--secret whsec_…]
+       npm run listen -- --new-secret
+
+Listens on http://127.0.0.1:<port>/ for webhook deliveries, checks each one's signature and
+prints its event on one line; a delivery that fails the check is answered 401 and printed as
+refused. Start the API with the same secret to send it events:
+
+  WEBHOOK_URL=http://127.0.0.1:4000/ WEBHOOK_SECRET=<secret> npm start
+
+  --port N       the port to listen on (default 4000)
+  --secret S     the subscriber's secret, whsec_<base64> (default: $WEBHOOK_SECRET)
+  --new-secret   print a new random secret and exit
+  -h, --help     this text`;
+
+/** One line for an event: its type, post, version and data. */
+const describe = (/** @type {import("../client/webhooks.mjs").PostEvent} */ event) =>
+  `${event.timestamp} ${event.type} #${event.data.id} v${event.version} ${JSON.stringify(event.data)}`;
+
+await runWithFlags({
+  name: "listen",
+  usage,
+  flags: {
+    port: { type: "string" },
+    secret: { type: "string" },
+    "new-secret": { type: "boolean" },
+  },
+  read: (values) => {
+    const port = Number(values.port ?? 4000);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new StopError(`--port must be a port number, not ${values.port}`);
+    }
+    const secret = values.secret ?? process.env.WEBHOOK_SECRET;
+    if (!values["new-secret"] && !secret?.startsWith("whsec_")) {
+      throw new StopError("give the subscriber's secret: --secret whsec_… or WEBHOOK_SECRET");
+    }
+    return { port, secret: String(secret), newSecret: Boolean(values["new-secret"]) };
+  },
+  run: async ({ port, secret, newSecret }) => {
+    if (newSecret) {
+      console.log(`whsec_${randomBytes(32).toString("base64")}`);
+      return 0;
+    }
+    const server = createServer((request, response) => {
+      const chunks = /** @type {Buffer[]} */ ([]);
+      request.on("data", (chunk) => chunks.push(chunk));
+      request.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        verifyWebhook(secret, /** @type {Record<string, string>} */ (request.headers), body).then(
+          (event) => {
+            console.log(describe(/** @type {any} */ (event)));
+            response.writeHead(204).end();
+          },
+          (/** @type {Error} */ error) => {
+            console.log(`refused ${request.headers["webhook-id"] ?? "(no id)"}: ${error.message}`);
+            response.writeHead(401).end();
+          },
+        );
+      });
+    });
+    await new Promise((resolve, reject) => {
+      server.once("error", (error) => reject(new StopError(error.message)));
+      server.listen(port, "127.0.0.1", () => resolve(undefined));
+    });
+    console.log(`Listening on http://127.0.0.1:${port}/ (Ctrl-C stops)`);
+    await new Promise((resolve) => process.once("SIGINT", resolve));
+    server.close();
+    return 0;
+  },
+});

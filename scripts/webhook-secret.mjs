@@ -1,0 +1,98 @@
+// `npm run webhook-secret`: a deployed stage's signing secret for one webhook subscriber, kept in
+// SSM Parameter Store (SecureString) where the delivery function reads it: made when missing,
+// rotated on request, and printed alone for the subscriber. See docs/events.md.
+import { randomBytes } from "node:crypto";
+import { StopError, importWithPackages, runWithFlags } from "./lib/cli.mjs";
+
+const usage = `Usage: npm run -s webhook-secret -- --name N [--stage S] [--region R] [--rotate | --end-rotation]
+
+Prints the signing secret (whsec_…) of the webhook subscriber N of a stage (WEBHOOK_SUBSCRIBERS
+names it), read from SSM Parameter Store at /blog-post-api/<stage>/webhooks/<N>; makes a new
+one there first when there is none. Needs AWS credentials allowed ssm:GetParameter and
+ssm:PutParameter on that parameter.
+
+  --name N         the subscriber's name in WEBHOOK_SUBSCRIBERS
+  --stage S        the stage (default dev)
+  --region R       its region (default us-east-1, as npm run deploy)
+  --rotate         start a rotation: a new secret signs beside the old one; prints the new one
+  --end-rotation   sign with the newest secret alone (once the subscriber checks it)
+  -h, --help       this text
+
+Exit codes: 0 the secret is printed; 2 it could not be (no credentials, a refusal), in one line.`;
+
+// The SDK's notice about Node 20 is noise for a command that prints one line.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
+const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
+
+await runWithFlags({
+  name: "webhook-secret",
+  usage,
+  flags: {
+    name: { type: "string" },
+    stage: { type: "string", default: "dev" },
+    region: { type: "string", default: "us-east-1" },
+    rotate: { type: "boolean" },
+    "end-rotation": { type: "boolean" },
+  },
+  read: (values) => {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(values.name ?? "")) {
+      throw new StopError("--name must be the subscriber's name in WEBHOOK_SUBSCRIBERS");
+    }
+    if (values.rotate && values["end-rotation"]) {
+      throw new StopError("--rotate and --end-rotation are two steps: give one");
+    }
+    const parameter = `/blog-post-api/${values.stage}/webhooks/${values.name}`;
+    return {
+      parameter,
+      region: String(values.region),
+      rotate: !!values.rotate,
+      end: !!values["end-rotation"],
+    };
+  },
+  run: async ({ parameter, region, rotate, end }) => {
+    const { GetParameterCommand, PutParameterCommand, SSMClient } =
+      await importWithPackages("@aws-sdk/client-ssm");
+    const ssm = new SSMClient({ region });
+    const write = (/** @type {string} */ value) =>
+      ssm.send(
+        new PutParameterCommand({
+          Name: parameter,
+          Value: value,
+          Type: "SecureString",
+          Overwrite: true,
+        }),
+      );
+    try {
+      /** @type {string[]} */
+      let secrets = [];
+      try {
+        const { Parameter } = await ssm.send(
+          new GetParameterCommand({ Name: parameter, WithDecryption: true }),
+        );
+        secrets = String(Parameter?.Value ?? "")
+          .split(" ")
+          .filter(Boolean);
+      } catch (error) {
+        if (/** @type {Error} */ (error).name !== "ParameterNotFound") throw error;
+      }
+      // The newest secret comes first; during a rotation the old one follows it.
+      const kept = secrets.join(" ");
+      if (secrets.length === 0 || rotate) secrets = [newSecret(), ...secrets.slice(0, 1)];
+      else if (end) secrets = secrets.slice(0, 1);
+      if (secrets.join(" ") !== kept) await write(secrets.join(" "));
+      console.log(secrets[0]);
+      return 0;
+    } catch (error) {
+      const { name = "Error", message = String(error) } = /** @type {Error} */ (error);
+      if (name === "CredentialsProviderError" || /credential/i.test(message)) {
+        throw new StopError(
+          "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+        );
+      }
+      throw new StopError(`${name}: ${message}`);
+    } finally {
+      ssm.destroy();
+    }
+  },
+});

@@ -1,0 +1,188 @@
+// Black-box: the API through serverless-offline, its table's stream read by the local event path
+// `npm start` runs (scripts/lib/local-events.mjs), and a webhook subscriber on loopback that
+// checks what it receives as any subscriber would: signatures, the contract, order, retries.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { WebhookVerificationError, verifyWebhook } from "../../client/webhooks.mjs";
+import { startLocalEvents } from "../../scripts/lib/local-events.mjs";
+import { type ContractCheck, loadEventContract } from "../helpers/event-contract.js";
+import { type Offline, startOffline } from "../helpers/offline.js";
+import { type Delivery, type Subscriber, startSubscriber } from "../helpers/webhook-subscriber.js";
+
+// The events are mapped in this process: its zone must be the API's, as `npm start` makes it.
+const TIME_ZONE = "Asia/Kathmandu";
+process.env.TZ = TIME_ZONE;
+
+const secret = `whsec_${randomBytes(24).toString("base64")}`;
+let api: Offline;
+let subscriber: Subscriber;
+let events: Awaited<ReturnType<typeof startLocalEvents>> | undefined;
+let contract: ContractCheck;
+let folder: string;
+const logged: string[] = [];
+
+const startEvents = async () => {
+  events = await startLocalEvents({
+    endpoint: inject("dynamoEndpoint"),
+    tableName: api.table.tableName,
+    positionFile: join(folder, "position.json"),
+    deadLetterFile: join(folder, "dead-letters.jsonl"),
+    subscriber: { url: subscriber.url, secrets: [secret] },
+    log: (line) => logged.push(line),
+  });
+};
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), "events-"));
+  contract = await loadEventContract();
+  subscriber = await startSubscriber();
+  api = await startOffline({ label: "http-events", timeZone: TIME_ZONE });
+  await startEvents();
+});
+
+afterAll(async () => {
+  await events?.stop();
+  await subscriber?.close();
+  await api?.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** Sends a JSON request to the API; answers its status and parsed body. */
+async function call(method: string, path: string, body?: unknown, headers = {}) {
+  const response = await fetch(`${api.baseUrl}/api/post${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const ofPost = (id: number) => (all: Delivery[]) => all.filter((d) => d.event.data.id === id);
+/** The deliveries of a post with distinct webhook-ids, in arrival order. */
+const firstDeliveries = (all: Delivery[]) =>
+  all.filter(
+    (d, i) => all.findIndex((e) => e.headers["webhook-id"] === d.headers["webhook-id"]) === i,
+  );
+
+describe("webhook delivery", () => {
+  it("sends one signed event per acknowledged write, with the post as answered, and none for refused or no-op writes", async () => {
+    const created = await call("POST", "", { title: "plain", content: "c" });
+    const keyed = { "idempotency-key": `key-${Date.now()}` };
+    const once = await call("POST", "", { title: "keyed", content: "c" }, keyed);
+    expect((await call("POST", "", { title: "keyed", content: "c" }, keyed)).status).toBe(201);
+    const chosen = await call("POST", "", { id: 9001, title: "chosen", content: "c" });
+    expect((await call("POST", "", { id: 9001, title: "again", content: "c" })).status).toBe(409);
+    expect((await call("POST", "", { title: "no content" })).status).toBe(400);
+    const updated = await call("PUT", `/${created.body.id}`, { title: "plain, edited" });
+    expect((await call("PUT", "/8999999", { title: "nobody" })).status).toBe(404);
+    expect((await call("PUT", `/${created.body.id}`, { title: 5 })).status).toBe(400);
+    expect((await call("DELETE", "/9001")).status).toBe(204);
+    expect((await call("DELETE", "/9001")).status).toBe(204);
+    expect((await call("DELETE", "/8999998")).status).toBe(204);
+    expect([created, once, chosen].map((reply) => reply.status)).toEqual([201, 201, 201]);
+
+    await subscriber.waitFor((all) => firstDeliveries(all).length >= 5);
+    // Anything a refused or no-op write would have caused has had time to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const received = firstDeliveries(subscriber.deliveries).map((d) => d.event);
+    expect(received.map((e) => [e.type, e.data])).toEqual(
+      expect.arrayContaining([
+        ["post.created", created.body],
+        ["post.created", once.body],
+        ["post.created", chosen.body],
+        ["post.updated", updated.body],
+        ["post.deleted", { id: 9001 }],
+      ]),
+    );
+    expect(received).toHaveLength(5);
+    const [create, update] = ofPost(created.body.id)(subscriber.deliveries).map((d) => d.event);
+    expect([create?.type, update?.type]).toEqual(["post.created", "post.updated"]);
+    expect(update?.version).toBe((create?.version ?? 0) + 1);
+  });
+
+  it("retries a refused delivery with the same webhook-id within 10 s", async () => {
+    const refusedOnce = new Set<string>();
+    subscriber.answerWith((delivery) => {
+      if (delivery.event.data.title !== "refused once") return 204;
+      const id = delivery.headers["webhook-id"] as string;
+      if (refusedOnce.has(id)) return 204;
+      refusedOnce.add(id);
+      return 503;
+    });
+    const created = await call("POST", "", { title: "refused once", content: "c" });
+    await subscriber.waitFor((all) => ofPost(created.body.id)(all).length === 2);
+    const [first, retry] = ofPost(created.body.id)(subscriber.deliveries) as [Delivery, Delivery];
+    expect(retry.headers["webhook-id"]).toBe(first.headers["webhook-id"]);
+    expect(retry.body).toBe(first.body);
+    expect(retry.at - first.at).toBeLessThan(10_000);
+    subscriber.answerWith(() => 204);
+  });
+
+  it("answers writes without waiting for a delivery, and holds a post's later events until its earlier one is delivered", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<number>((resolve) => (release = () => resolve(204)));
+    subscriber.answerWith(() => held);
+    const created = await call("POST", "", { title: "held", content: "0" });
+    const id = created.body.id as number;
+    await subscriber.waitFor((all) => ofPost(id)(all).length === 1);
+    // The subscriber has not answered: every write below still answers.
+    const writes = [];
+    for (const content of ["1", "2"]) writes.push(await call("PUT", `/${id}`, { content }));
+    writes.push(await call("DELETE", `/${id}`));
+    expect(writes.map((reply) => reply.status)).toEqual([200, 200, 204]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(ofPost(id)(subscriber.deliveries)).toHaveLength(1);
+    subscriber.answerWith(() => 204);
+    release();
+    await subscriber.waitFor((all) => ofPost(id)(all).length === 4);
+    const arrived = ofPost(id)(subscriber.deliveries).map((d) => d.event);
+    expect(arrived.map((e) => [e.type, e.data.content])).toEqual([
+      ["post.created", "0"],
+      ["post.updated", "1"],
+      ["post.updated", "2"],
+      ["post.deleted", undefined],
+    ]);
+    const versions = arrived.map((e) => e.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(4);
+  });
+
+  it("picks up after a restart where it stopped: no event replayed, none missed", async () => {
+    await events?.stop();
+    const before = firstDeliveries(subscriber.deliveries).length;
+    const created = await call("POST", "", { title: "while stopped", content: "c" });
+    await startEvents();
+    await subscriber.waitFor((all) => ofPost(created.body.id)(all).length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(firstDeliveries(subscriber.deliveries)).toHaveLength(before + 1);
+  });
+
+  it("signs every delivery per Standard Webhooks, and the contract holds every event", async () => {
+    expect(subscriber.deliveries.length).toBeGreaterThanOrEqual(11);
+    for (const delivery of subscriber.deliveries) {
+      expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(delivery.event);
+      expect(await verifyWebhook(secret, delivery.headers, delivery.body)).toEqual(delivery.event);
+      expect(contract(delivery.event, delivery.headers), delivery.body).toEqual([]);
+    }
+  });
+
+  it("fails the signature check on a tampered body", async () => {
+    const delivery = subscriber.deliveries[0] as Delivery;
+    const tampered = delivery.body.replace(/"title":"[^"]*"/, '"title":"forged"');
+    expect(tampered).not.toBe(delivery.body);
+    expect(() => new Webhook(secret).verify(tampered, delivery.headers)).toThrow();
+    await expect(verifyWebhook(secret, delivery.headers, tampered)).rejects.toThrow(
+      WebhookVerificationError,
+    );
+    const otherSecret = `whsec_${randomBytes(24).toString("base64")}`;
+    await expect(verifyWebhook(otherSecret, delivery.headers, delivery.body)).rejects.toThrow(
+      WebhookVerificationError,
+    );
+  });
+});

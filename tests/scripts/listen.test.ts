@@ -1,0 +1,67 @@
+// `npm run listen`: a local subscriber that prints each verified event and refuses the rest,
+// driven with deliveries signed as the service signs them.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhookHeaders } from "../../lib/events/signature.js";
+import { freePort } from "../../scripts/lib/ports.mjs";
+
+const script = fileURLToPath(new URL("../../scripts/listen.mjs", import.meta.url));
+const run = (args: string[]) => promisify(execFile)(process.execPath, [script, ...args]);
+const secret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
+const event = {
+  type: "post.deleted",
+  timestamp: "2026-11-25T18:59:00.000Z",
+  version: 8,
+  data: { id: 3 },
+};
+
+let child: ChildProcess;
+let output = "";
+let url = "";
+
+beforeAll(async () => {
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}/`;
+  child = spawn(process.execPath, [script, "--port", String(port), "--secret", secret]);
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 10_000;
+  while (!output.includes("Listening")) {
+    if (Date.now() > deadline) throw new Error(`listen did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+});
+afterAll(() => {
+  child?.kill("SIGINT");
+});
+
+const deliver = (body: string, headers: Record<string, string>) =>
+  fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+
+describe("npm run listen", () => {
+  it("prints a verified event on one line and answers 204", async () => {
+    const body = JSON.stringify(event);
+    const response = await deliver(body, webhookHeaders([secret], "msg_post3v8", body));
+    expect(response.status).toBe(204);
+    expect(output).toContain('2026-11-25T18:59:00.000Z post.deleted #3 v8 {"id":3}');
+  });
+
+  it("refuses a tampered delivery with 401 and says so", async () => {
+    const body = JSON.stringify(event);
+    const headers = webhookHeaders([secret], "msg_post3v9", body);
+    const response = await deliver(body.replace("3", "4"), headers);
+    expect(response.status).toBe(401);
+    expect(output).toContain("refused msg_post3v9: no signature matches the body");
+  });
+
+  it("prints a new secret, its usage, and one line for an unknown flag", async () => {
+    expect((await run(["--new-secret"])).stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
+    expect((await run(["--help"])).stdout).toContain("Usage: npm run listen");
+    const failed = run(["--bogus"]);
+    await expect(failed).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^listen: .*--bogus.*\n$/),
+    });
+  });
+});

@@ -1,0 +1,37 @@
+// Unit: WEBHOOK_SUBSCRIBERS as config/events.cjs reads it at packaging: public https URLs only.
+import { createRequire } from "node:module";
+import { describe, expect, it } from "vitest";
+
+const require = createRequire(import.meta.url);
+const { readSubscribers } = require("../../../config/events.cjs") as {
+  readSubscribers: (env: Record<string, string>) => { name: string; url: string }[];
+};
+
+describe("WEBHOOK_SUBSCRIBERS", () => {
+  it("reads name=url pairs, and none when unset", () => {
+    expect(readSubscribers({})).toEqual([]);
+    expect(
+      readSubscribers({
+        WEBHOOK_SUBSCRIBERS: " site=https://a.example/x , cdn=https://203.0.114.9/",
+      }),
+    ).toEqual([
+      { name: "site", url: "https://a.example/x" },
+      { name: "cdn", url: "https://203.0.114.9/" },
+    ]);
+  });
+
+  it.each([
+    ["site=http://a.example/", "is not https"],
+    ["site=https://u:p@a.example/", "carries credentials"],
+    ["site=https://localhost:8443/", "private or loopback"],
+    ["site=https://hooks.localhost/", "private or loopback"],
+    ["site=https://127.0.0.1:9001/", "private or loopback"],
+    ["site=https://169.254.169.254/", "private or loopback"],
+    ["site=https://192.168.0.10/", "private or loopback"],
+    ["site=https://[fd00::1]/", "private or loopback"],
+    ["site=not a url", "name=https://url pairs"],
+    ["a b=https://a.example/", "name=https://url pairs"],
+  ])("refuses %s", (setting, reason) => {
+    expect(() => readSubscribers({ WEBHOOK_SUBSCRIBERS: setting })).toThrow(reason);
+  });
+});
