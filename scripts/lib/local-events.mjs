@@ -10,6 +10,7 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from "@aws-sdk/client-dynamodb-streams";
+import { rm } from "node:fs/promises";
 import * as esbuild from "esbuild";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localClient } from "./dynamodb-local.mjs";
 import { createLocalDelivery } from "./local-webhooks.mjs";
@@ -19,7 +20,8 @@ const POLL_MS = 200;
 
 /** lib/events built for Node as it is for Lambda, so the local path runs the same code. */
 export async function loadEventsCode() {
-  const outfile = `${root}dist/local-events/index.mjs`;
+  // One file per process: two processes building into one path could import a half-written one.
+  const outfile = `${root}dist/local-events/index-${process.pid}.mjs`;
   await esbuild.build({
     entryPoints: [`${root}lib/events/index.ts`],
     bundle: true,
@@ -31,6 +33,7 @@ export async function loadEventsCode() {
   });
   /** @type {typeof import("../../lib/events/index.js")} */
   const code = await import(`${pathToFileURL(outfile).href}?${Date.now()}`);
+  await rm(outfile, { force: true });
   return code;
 }
 

@@ -94,8 +94,11 @@ async function lockAbandoned() {
   }
 }
 
-/** Runs `work` holding the lock. */
-async function exclusively<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Takes the lock, and answers the function that gives it back. A test that runs `npm start`
+ * holds it too: npm start builds into dist/, which a packaging reads.
+ */
+export async function holdPackagingLock(): Promise<() => Promise<void>> {
   for (;;) {
     try {
       await mkdir(lockDir);
@@ -106,11 +109,17 @@ async function exclusively<T>(work: () => Promise<T>): Promise<T> {
       else await setTimeout(100);
     }
   }
+  await writeFile(join(lockDir, "pid"), String(process.pid));
+  return () => rm(lockDir, { recursive: true, force: true });
+}
+
+/** Runs `work` holding the lock. */
+async function exclusively<T>(work: () => Promise<T>): Promise<T> {
+  const release = await holdPackagingLock();
   try {
-    await writeFile(join(lockDir, "pid"), String(process.pid));
     return await work();
   } finally {
-    await rm(lockDir, { recursive: true, force: true });
+    await release();
   }
 }
 

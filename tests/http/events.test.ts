@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { WebhookVerificationError, verifyWebhook } from "../../client/webhooks.mjs";
 import { startLocalEvents } from "../../scripts/lib/local-events.mjs";
@@ -43,6 +43,11 @@ beforeAll(async () => {
   subscriber = await startSubscriber();
   api = await startOffline({ label: "http-events", timeZone: TIME_ZONE });
   await startEvents();
+});
+
+// What the reader logged (a failed read, a refused delivery) is shown with a failed test.
+afterEach(({ task }) => {
+  if (task.result?.state === "fail") console.log(`events log:\n${logged.join("\n")}`);
 });
 
 afterAll(async () => {

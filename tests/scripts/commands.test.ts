@@ -41,12 +41,14 @@ describe("every command's skeleton", () => {
         "docs",
         "export",
         "import",
+        "listen",
         "load",
         "mutate",
         "seed",
         "smoke",
         "start",
         "token",
+        "webhook-secret",
       ].sort(),
     );
   });

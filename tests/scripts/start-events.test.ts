@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { holdPackagingLock } from "../helpers/package.js";
 import { verifyWebhook } from "../../client/webhooks.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { type Subscriber, startSubscriber } from "../helpers/webhook-subscriber.js";
@@ -72,7 +73,9 @@ async function call(method: string, path: string, body?: unknown) {
   return (await response.json()) as { id: number };
 }
 
+let release: (() => Promise<void>) | undefined;
 beforeAll(async () => {
+  release = await holdPackagingLock();
   dataDir = mkdtempSync(join(tmpdir(), "start-events-"));
   subscriber = await startSubscriber();
 });
@@ -80,6 +83,7 @@ afterAll(async () => {
   await stopApi();
   await subscriber?.close();
   rmSync(dataDir, { recursive: true, force: true });
+  await release?.();
 });
 
 const withWebhook = () => ({ WEBHOOK_URL: subscriber.url, WEBHOOK_SECRET: secret });
