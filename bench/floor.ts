@@ -4,7 +4,7 @@
 // handler adds.
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/posts/post.js";
-import type { StorageCounts } from "../lib/posts/repository.js";
+import type { StorageCounts } from "../lib/storage/counts.js";
 import { metered } from "../lib/storage/capacity.js";
 import { ChangeMarker } from "../lib/storage/change-marker.js";
 import { createDocumentClient } from "../lib/storage/client.js";

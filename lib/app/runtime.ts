@@ -5,7 +5,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { gzipMemo } from "../http/compress.js";
 import { type Logger, createLogger } from "../http/logger.js";
 import { listPosts, prepareList } from "../http/routes.js";
-import type { PostRepository } from "../posts/repository.js";
+import type { PostStorage } from "../posts/repository.js";
 import { createDocumentClient } from "../storage/client.js";
 import { DynamoPostRepository } from "../storage/dynamo-repository.js";
 import type { Config } from "./config.js";
@@ -13,7 +13,7 @@ import type { Config } from "./config.js";
 /** What every handler of an instance is built over. */
 export interface Runtime {
   logger: Logger;
-  posts: PostRepository;
+  posts: PostStorage;
   /** The origins whose browser apps may read the answers. */
   corsOrigins: readonly string[];
 }
@@ -58,7 +58,7 @@ export function buildRuntime(config: Config): Runtime {
  */
 export async function warmUp(
   { posts, logger }: Pick<Runtime, "posts" | "logger">,
-  work: (posts: PostRepository, signal: AbortSignal) => Promise<unknown>,
+  work: (posts: PostStorage, signal: AbortSignal) => Promise<unknown>,
   budgetMs = INIT_WORK_BUDGET_MS,
 ): Promise<void> {
   const started = performance.now();

@@ -2,7 +2,6 @@
 // what, the status, the time, and the request's metrics (metrics.ts), so the line is also an EMF
 // document. A server fault is an error line with the cause.
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import type { StorageCounts } from "../posts/repository.js";
 import type { Logger, invocationFields } from "./logger.js";
 import { requestMetrics } from "./metrics.js";
 import { type Outgoing, textOf } from "./response.js";
@@ -17,7 +16,8 @@ export interface RequestRecord {
   pathId: string | undefined;
   /** `performance.now()` when the request arrived. */
   started: number;
-  counts: StorageCounts;
+  /** What storage counted for the request (named by storage). */
+  counts: Record<string, number>;
 }
 
 /** How the request ended besides its answer: what failed, and whether the answer was cut. */

@@ -1,15 +1,14 @@
 // Metrics: each request's log line is also a CloudWatch Embedded Metric Format document, so
 // CloudWatch Logs turns it into metrics with no call to CloudWatch and no library in the bundle
 // (docs/operating.md lists them, their dimensions and their cost).
-import type { StorageCounts } from "../posts/repository.js";
 
 /** The CloudWatch namespace of the service's own metrics. */
 export const METRICS_NAMESPACE = "BlogPostApi";
 
 /**
- * Every metric a request line can carry, with its unit. The storage counts appear only on the
- * lines of the requests whose storage path took them (ReadUnits and WriteUnits on any request
- * that reached DynamoDB).
+ * The edge's own metrics, on every request line, with their units. Beside them a line carries
+ * the counts storage kept for the request, each a Count, named by storage
+ * (lib/storage/counts.ts), present only where the request's storage path took them.
  */
 export const METRIC_UNITS = {
   /** The request's time in the function, as `durationMs`. */
@@ -19,17 +18,13 @@ export const METRIC_UNITS = {
   ServerErrors: "Count",
   /** 1 on the first request of an instance (not provisioned concurrency), else 0. */
   ColdStart: "Count",
-  ListFromMemory: "Count",
-  ListPatched: "Count",
-  ListScanned: "Count",
-  /** DynamoDB capacity units the request consumed, every call summed (on every route's line). */
-  ReadUnits: "Count",
-  WriteUnits: "Count",
-  IdsSkipped: "Count",
-  IdempotentReplays: "Count",
 } as const;
 
 export type MetricName = keyof typeof METRIC_UNITS;
+
+/** A metric's unit: the edge's own, else a storage count's. */
+const unitOf = (name: string): string =>
+  (METRIC_UNITS as Record<string, string | undefined>)[name] ?? "Count";
 
 /**
  * The dimensions every metric is kept by: the service and the function (one per route, and
@@ -42,7 +37,8 @@ export interface RequestOutcome {
   status: number;
   durationMs: number;
   coldStart: boolean;
-  counts: StorageCounts;
+  /** Storage's counts for the request, each reported as a Count. */
+  counts: Record<string, number>;
 }
 
 /**
@@ -51,14 +47,14 @@ export interface RequestOutcome {
  * are the line's, written by the logger and the handler.
  */
 export function requestMetrics(outcome: RequestOutcome, timestamp = Date.now()) {
-  const values: Partial<Record<MetricName, number>> = {
+  const values: Record<string, number> = {
     Latency: outcome.durationMs,
     ClientErrors: outcome.status >= 400 && outcome.status < 500 ? 1 : 0,
     ServerErrors: outcome.status >= 500 ? 1 : 0,
     ColdStart: outcome.coldStart ? 1 : 0,
     ...outcome.counts,
   };
-  const names = Object.keys(values) as MetricName[];
+  const names = Object.keys(values);
   return {
     _aws: {
       Timestamp: timestamp,
@@ -66,7 +62,7 @@ export function requestMetrics(outcome: RequestOutcome, timestamp = Date.now()) 
         {
           Namespace: METRICS_NAMESPACE,
           Dimensions: [[...METRIC_DIMENSIONS]],
-          Metrics: names.map((name) => ({ Name: name, Unit: METRIC_UNITS[name] })),
+          Metrics: names.map((name) => ({ Name: name, Unit: unitOf(name) })),
         },
       ],
     },

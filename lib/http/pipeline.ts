@@ -5,7 +5,6 @@
 // what was sent. Each step is a function of its own here or in the module named.
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { StorageError } from "../posts/errors.js";
-import type { StorageCounts } from "../posts/repository.js";
 import { type Compress, acceptsGzip, gzipMemo } from "./compress.js";
 import { corsHeaders, withCors } from "./cors.js";
 import { errorReply } from "./errors.js";
@@ -58,7 +57,7 @@ function openContext(
     invocation: invocationFields(context, coldStart),
     // Stryker disable next-line ConditionalExpression: API Gateway sends no parameter named "undefined"
     pathId: pathParameter === undefined ? undefined : event.pathParameters?.[pathParameter],
-    counts: {} satisfies StorageCounts,
+    counts: {},
     deadline: new AbortController(),
     timeLeftMs: context?.getRemainingTimeInMillis() ?? DEFAULT_TIME_LEFT_MS,
   };
@@ -81,7 +80,8 @@ async function replyWithin(step: BusinessStep, ctx: RequestContext) {
     }, ms);
   });
   try {
-    const request = apiRequest(ctx.event, ctx.pathId, ctx.deadline.signal, ctx.counts);
+    const scope = { signal: ctx.deadline.signal, counts: ctx.counts };
+    const request = apiRequest(ctx.event, ctx.pathId, scope);
     return { reply: await Promise.race([step(request), late]) };
   } catch (failure) {
     return { reply: errorReply(failure), failure };

@@ -2,7 +2,7 @@
 // event.
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { TooLargeError, ValidationError } from "../posts/errors.js";
-import type { StorageCounts } from "../posts/repository.js";
+import type { RequestScope } from "../posts/repository.js";
 
 /** Largest request body accepted, in bytes, checked before the body is decoded or parsed. */
 export const BODY_MAX_BYTES = 1_048_576;
@@ -20,10 +20,11 @@ export interface ApiRequest {
    * default URL, a custom domain's base path first there), without a trailing slash.
    */
   path: string;
-  /** Aborted when the answer's deadline passes: storage calls given it stop there. */
-  signal: AbortSignal;
-  /** What storage did for this request, reported in its log line's metrics (metrics.ts). */
-  counts: StorageCounts;
+  /**
+   * What storage is bound to for this request (routes.ts, once): the deadline's signal, which
+   * stops its calls, and the counts its log line's metrics report (metrics.ts).
+   */
+  scope: Required<RequestScope>;
 }
 
 function decodeBody(event: APIGatewayProxyEvent): string {
@@ -97,15 +98,13 @@ function requestPath(event: APIGatewayProxyEvent): string {
 export function apiRequest(
   event: APIGatewayProxyEvent,
   pathId: string | undefined,
-  signal: AbortSignal,
-  counts: StorageCounts = {},
+  scope: Required<RequestScope>,
 ): ApiRequest {
   return {
     pathId,
     jsonObject: () => parseJsonObject(event),
     header: (name) => findHeader(event, name),
     path: requestPath(event),
-    signal,
-    counts,
+    scope,
   };
 }

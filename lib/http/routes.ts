@@ -4,7 +4,7 @@ import { PostNotFoundError } from "../posts/errors.js";
 import { etagOf } from "../posts/etag.js";
 import { fingerprintPayload, parseIdempotencyKey } from "../posts/idempotency-key.js";
 import { parsePostId, serializePost, validateCreate, validateUpdate } from "../posts/post.js";
-import type { PostRepository, StorageCounts } from "../posts/repository.js";
+import { type PostRepository, type PostStorage, forRequest } from "../posts/repository.js";
 import type { Compress } from "./compress.js";
 import { type ApiHandler, httpHandler } from "./handler.js";
 import type { Logger } from "./logger.js";
@@ -18,31 +18,27 @@ type RouteStep = (posts: PostRepository, request: ApiRequest) => Promise<Reply>;
 type Wrap = (step: BusinessStep, logger: Logger, options: RouteOptions) => ApiHandler;
 
 /**
- * A route's handler factory: `step` over a repository, wrapped as `wrap` answers (buffered or
+ * A route's handler factory: `step` over storage bound to each request, wrapped as `wrap` answers (buffered or
  * streamed), the path parameter `{post_pk}` shown to it when it names one post.
  */
 const route =
   (step: RouteStep, { onePost = false, wrap = httpHandler as Wrap } = {}) =>
   (
-    posts: PostRepository,
+    storage: PostStorage,
     logger: Logger,
     corsOrigins: readonly string[] = [],
     compress?: Compress,
   ) =>
-    wrap((request) => step(posts, request), logger, {
+    // Storage is bound to the request once: the step passes domain arguments only.
+    wrap((request) => step(forRequest(storage, request.scope), request), logger, {
       pathParameter: onePost ? "post_pk" : undefined,
       corsOrigins,
       compress,
     });
 
 /** The list as storage keeps it, as a 200 (or 304 when If-None-Match names it). */
-async function listReply(
-  posts: PostRepository,
-  signal: AbortSignal,
-  counts?: StorageCounts,
-  ifNoneMatch?: string,
-) {
-  const { json, etag, bytes } = await posts.listJson(signal, counts);
+async function listReply(posts: PostRepository, ifNoneMatch?: string) {
+  const { json, etag, bytes } = await posts.listJson();
   return okUnlessHeld(json, etag, ifNoneMatch, bytes);
 }
 
@@ -51,8 +47,7 @@ async function listReply(
  * streamed where the runtime streams: the list has no size limit but the stream's.
  */
 export const listPosts = /* @__PURE__ */ route(
-  (posts, request) =>
-    listReply(posts, request.signal, request.counts, request.header("if-none-match")),
+  (posts, request) => listReply(posts, request.header("if-none-match")),
   { wrap: streamedHandler },
 );
 
@@ -61,15 +56,15 @@ export const listPosts = /* @__PURE__ */ route(
  * cache, and its gzip, kept by `compress`, the list handler's memo, so the first list answers as
  * a warm one does.
  */
-export async function prepareList(posts: PostRepository, signal: AbortSignal, compress: Compress) {
-  await outgoing(await listReply(posts, signal), true, compress);
+export async function prepareList(storage: PostStorage, signal: AbortSignal, compress: Compress) {
+  await outgoing(await listReply(forRequest(storage, { signal })), true, compress);
 }
 
 /** GET /api/post/{post_pk} → the post (304 when If-None-Match names it), or 404. */
 export const getPost = /* @__PURE__ */ route(
   async (posts, request) => {
     const id = parsePostId(request.pathId);
-    const post = await posts.get(id, request.signal, request.counts);
+    const post = await posts.get(id);
     if (!post) throw new PostNotFoundError(id);
     const json = JSON.stringify(serializePost(post));
     return okUnlessHeld([json], etagOf(json), request.header("if-none-match"));
@@ -84,13 +79,11 @@ export const createPost = /* @__PURE__ */ route(async (posts, request) => {
   const key = request.header("idempotency-key");
   const post =
     key === undefined
-      ? await posts.create(input, request.signal, request.counts)
-      : await posts.createOnce(
-          input,
-          { key: parseIdempotencyKey(key), fingerprint: fingerprintPayload(payload) },
-          request.signal,
-          request.counts,
-        );
+      ? await posts.create(input)
+      : await posts.createOnce(input, {
+          key: parseIdempotencyKey(key),
+          fingerprint: fingerprintPayload(payload),
+        });
   // Under the path the request came through: the stage's name or a base path included.
   return created(serializePost(post), `${request.path}/${post.id}`);
 });
@@ -100,7 +93,7 @@ export const updatePost = /* @__PURE__ */ route(
   async (posts, request) => {
     const id = parsePostId(request.pathId);
     const changes = validateUpdate(request.jsonObject());
-    return ok(serializePost(await posts.update(id, changes, request.signal, request.counts)));
+    return ok(serializePost(await posts.update(id, changes)));
   },
   { onePost: true },
 );
@@ -109,7 +102,7 @@ export const updatePost = /* @__PURE__ */ route(
 export const deletePost = /* @__PURE__ */ route(
   async (posts, request) => {
     const id = parsePostId(request.pathId);
-    await posts.delete(id, request.signal, request.counts);
+    await posts.delete(id);
     return noContent(`Blog post #${id} deleted`);
   },
   { onePost: true },

@@ -2,7 +2,7 @@
 // are added to the counts of the request whose repository call made it (lib/posts/repository.ts).
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { type StorageCounts, addCount } from "../posts/repository.js";
+import { type StorageCounts, addCount } from "./counts.js";
 
 /** The counts of the request a storage call runs for, found from within that call. */
 const requestCounts = new AsyncLocalStorage<StorageCounts>();

@@ -4,7 +4,8 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { IdempotencyError, PostExistsError } from "../posts/errors.js";
 import type { IdempotentRequest } from "../posts/idempotency-key.js";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../posts/post.js";
-import type { ListBody, PostRepository, StorageCounts } from "../posts/repository.js";
+import type { ListBody, PostStorage } from "../posts/repository.js";
+import type { StorageCounts } from "./counts.js";
 import { metered } from "./capacity.js";
 import { ChangeMarker } from "./change-marker.js";
 import { ID_TAKEN, IdAllocator } from "./id-allocator.js";
@@ -20,7 +21,7 @@ import { Sender } from "./sender.js";
  * that starts after a write was acknowledged never answers from a body built before it. Every
  * call charges the DynamoDB capacity it consumed to the request's counts.
  */
-export class DynamoPostRepository implements PostRepository {
+export class DynamoPostRepository implements PostStorage {
   private readonly table: PostsTable;
   private readonly ids: IdAllocator;
   private readonly once: IdempotentCreate | undefined;

@@ -1,6 +1,6 @@
 // Id allocation: hands out ids from blocks reserved on the shared counter, like a sequence cache,
 // and skips the values client-chosen ids already hold.
-import { type StorageCounts, addCount } from "../posts/repository.js";
+import { type StorageCounts, addCount } from "./counts.js";
 
 /** Reserves `size` ids on the counter and returns the last one of the block. */
 type ReserveIds = (size: number, signal?: AbortSignal) => Promise<number>;

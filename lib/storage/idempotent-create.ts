@@ -6,7 +6,7 @@ import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { IdempotencyError, PostExistsError, StorageError } from "../posts/errors.js";
 import type { IdempotentRequest } from "../posts/idempotency-key.js";
 import { type NewPost, type Post, postToStore } from "../posts/post.js";
-import { type StorageCounts, addCount } from "../posts/repository.js";
+import { type StorageCounts, addCount } from "./counts.js";
 import { ID_TAKEN, type IdAllocator } from "./id-allocator.js";
 import {
   type IdempotencyKeyTable,

@@ -2,7 +2,8 @@
 // not moved, and patched with the posts the marker says changed, so that a list after k writes
 // reads k posts, not the table.
 import type { Post } from "../posts/post.js";
-import { type ListBody, type StorageCounts, addCount } from "../posts/repository.js";
+import type { ListBody } from "../posts/repository.js";
+import { type StorageCounts, addCount } from "./counts.js";
 import { type ChangeMarker, type ShardState, changesSince } from "./change-marker.js";
 import { type ListEntry, listBody, patchEntries, scanEntries } from "./list-body.js";
 import type { PostsTable } from "./posts-table.js";

@@ -59,8 +59,7 @@ export function connectStorage(config: Config, overrides: Partial<DynamoDBClient
 }
 
 /** Creates an empty table  named for this test file; call `drop` when done. */
-export async function freshTable(label: string) {
-  const endpoint = inject("dynamoEndpoint");
+export async function freshTable(label: string, endpoint = inject("dynamoEndpoint")) {
   const tableName = `${label}-${process.pid}-${++tables}-${Date.now()}`;
   const admin = localClient(endpoint);
   const idempotencyTableName = `${tableName}-keys`;

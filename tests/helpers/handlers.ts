@@ -2,7 +2,7 @@
 import { vi } from "vitest";
 import type { LogFields, Logger } from "../../lib/http/logger.js";
 import { createPost, deletePost, getPost, listPosts, updatePost } from "../../lib/http/routes.js";
-import type { PostRepository } from "../../lib/posts/repository.js";
+import type { PostStorage } from "../../lib/posts/repository.js";
 
 /** A logger that drops every line, for tests that do not read the log. */
 export const quietLogger: Logger = { info: () => {}, error: () => {} };
@@ -19,7 +19,7 @@ export function recordingLogger() {
 
 /** Every handler over `posts`, keyed by operation. */
 export function handlersOver(
-  posts: PostRepository,
+  posts: PostStorage,
   log: Logger = quietLogger,
   corsOrigins?: readonly string[],
 ) {

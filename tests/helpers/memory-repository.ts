@@ -1,4 +1,4 @@
-// Test helper: a PostRepository in memory, for handler tests where DynamoDB's behaviour is not
+// Test helper: post storage in memory, for handler tests where DynamoDB's behaviour is not
 // what is under test, so they run without Java. It keeps the repository's contract: counter ids
 // that skip client-chosen ones, 409 for a taken id, 404 on update, Idempotency-Key replays.
 import { PostExistsError, PostNotFoundError } from "../../lib/posts/errors.js";
@@ -13,11 +13,11 @@ import {
 } from "../../lib/posts/post.js";
 import { etagOf } from "../../lib/posts/etag.js";
 import type { ListBody } from "../../lib/posts/repository.js";
-import type { PostRepository } from "../../lib/posts/repository.js";
+import type { PostStorage } from "../../lib/posts/repository.js";
 import { now } from "../../lib/posts/timestamps.js";
 
 /** Posts in a Map; `idempotency: false` behaves like a deployment without the keys table. */
-export class InMemoryPostRepository implements PostRepository {
+export class InMemoryPostRepository implements PostStorage {
   private readonly posts = new Map<number, Post>();
   private readonly keys = new Map<string, { fingerprint: string; outcome: Post | number }>();
   private lastId = 0;

@@ -25,6 +25,8 @@ interface OfflineOptions {
   readyTimeoutMs?: number;
   /** More settings for serverless-offline, such as CORS_ORIGINS or LOG_LEVEL (silent unless set). */
   env?: Record<string, string>;
+  /** A DynamoDB Local of the test's own; the run's shared one by default. */
+  dynamoEndpoint?: string;
 }
 
 /** A running serverless-offline and the table it serves. */
@@ -69,8 +71,9 @@ export async function startOffline({
   timeZone = "UTC",
   readyTimeoutMs = 60_000,
   env = {},
+  dynamoEndpoint = inject("dynamoEndpoint"),
 }: OfflineOptions): Promise<Offline> {
-  const table = await freshTable(label);
+  const table = await freshTable(label, dynamoEndpoint);
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];
   const child = spawn(
     process.execPath,
@@ -89,7 +92,7 @@ export async function startOffline({
         POSTS_TABLE: table.tableName,
         IDEMPOTENCY_TABLE: table.idempotencyTableName,
         ...env,
-        AWS_ENDPOINT_URL_DYNAMODB: inject("dynamoEndpoint"),
+        AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
         AWS_REGION: LOCAL_REGION,
         AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { WebhookVerificationError, verifyWebhook } from "../../client/webhooks.mjs";
+import { startDynamoDbLocal } from "../../scripts/lib/dynamodb-local.mjs";
 import { startLocalEvents } from "../../scripts/lib/local-events.mjs";
 import { type ContractCheck, loadEventContract } from "../helpers/event-contract.js";
 import { type Offline, startOffline } from "../helpers/offline.js";
@@ -24,11 +24,12 @@ let subscriber: Subscriber;
 let events: Awaited<ReturnType<typeof startLocalEvents>> | undefined;
 let contract: ContractCheck;
 let folder: string;
+let db: Awaited<ReturnType<typeof startDynamoDbLocal>>;
 const logged: string[] = [];
 
 const startEvents = async () => {
   events = await startLocalEvents({
-    endpoint: inject("dynamoEndpoint"),
+    endpoint: db.endpoint,
     tableName: api.table.tableName,
     positionFile: join(folder, "position.json"),
     deadLetterFile: join(folder, "dead-letters.jsonl"),
@@ -38,10 +39,17 @@ const startEvents = async () => {
 };
 
 beforeAll(async () => {
+  // A DynamoDB Local of its own: on the run's shared one, which other files write to at the same
+  // time, reading a new table's stream failed (TrimmedDataAccessException) in whole-suite runs.
+  db = await startDynamoDbLocal();
   folder = mkdtempSync(join(tmpdir(), "events-"));
   contract = await loadEventContract();
   subscriber = await startSubscriber();
-  api = await startOffline({ label: "http-events", timeZone: TIME_ZONE });
+  api = await startOffline({
+    label: "http-events",
+    timeZone: TIME_ZONE,
+    dynamoEndpoint: db.endpoint,
+  });
   await startEvents();
 });
 
@@ -54,6 +62,7 @@ afterAll(async () => {
   await events?.stop();
   await subscriber?.close();
   await api?.stop();
+  await db?.stop();
   rmSync(folder, { recursive: true, force: true });
 });
 

@@ -4,7 +4,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StorageCounts } from "../../lib/posts/repository.js";
+import type { StorageCounts } from "../../lib/storage/counts.js";
 import { metered } from "../../lib/storage/capacity.js";
 import {
   ChangeMarker,

@@ -27,13 +27,13 @@ describe("answering in time", () => {
     const waiting = httpHandler(
       (request) =>
         new Promise<never>((_, reject) => {
-          seen.push(request.signal);
-          request.signal.addEventListener("abort", () => reject(request.signal.reason));
+          seen.push(request.scope.signal);
+          request.scope.signal.addEventListener("abort", () => reject(request.scope.signal.reason));
         }),
       recordingLogger().logger,
     );
     const quick = httpHandler(async (request) => {
-      seen.push(request.signal);
+      seen.push(request.scope.signal);
       return ok([]);
     }, recordingLogger().logger);
     const context = { getRemainingTimeInMillis: () => 1_040 };

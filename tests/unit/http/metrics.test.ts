@@ -181,7 +181,7 @@ describe("each request's log line", () => {
   it("carries the storage counts the step's repository added", async () => {
     const handler = httpHandler(
       async (request) => {
-        request.counts.ListFromMemory = 1;
+        request.scope.counts.ListFromMemory = 1;
         return ok([]);
       },
       createLogger("info", "blog"),

@@ -1,6 +1,6 @@
 // Unit tests: the storage counts a request's metrics are made of.
 import { describe, expect, it } from "vitest";
-import { type StorageCounts, addCount } from "../../../lib/posts/repository.js";
+import { type StorageCounts, addCount } from "../../../lib/storage/counts.js";
 
 describe("addCount", () => {
   it("starts a count at what it adds, one by default, and adds to it after", () => {

@@ -1,7 +1,7 @@
 // Unit: how an answer's consumed capacity is charged to the request that made the call, where
 // DynamoDB Local's answers do not show every shape (a transaction's per-table list, split units).
 import { describe, expect, it } from "vitest";
-import type { StorageCounts } from "../../../lib/posts/repository.js";
+import type { StorageCounts } from "../../../lib/storage/counts.js";
 import { charge, metered } from "../../../lib/storage/capacity.js";
 
 /** The counts `charge` leaves after these answers, inside one request. */

@@ -17,7 +17,8 @@ import { IdempotencyKeyTable } from "../../../lib/storage/idempotency-key-table.
 import { IdempotencyError } from "../../../lib/posts/errors.js";
 import { ListCache } from "../../../lib/storage/list-cache.js";
 import type { Post } from "../../../lib/posts/post.js";
-import type { ListBody, StorageCounts } from "../../../lib/posts/repository.js";
+import type { ListBody } from "../../../lib/posts/repository.js";
+import type { StorageCounts } from "../../../lib/storage/counts.js";
 import { COUNTER_ID, PostsTable } from "../../../lib/storage/posts-table.js";
 import { Sender } from "../../../lib/storage/sender.js";
 import { DynamoPostRepository } from "../../../lib/storage/dynamo-repository.js";
