@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../scripts/lib/dynamodb-local.mjs";
+import { parseOrigins } from "../../lib/http/cors.js";
 import { startLocalFront } from "../../scripts/lib/local-front.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { type PostsTable, freshTable } from "./db.js";
@@ -180,10 +181,7 @@ export async function startOffline({
     }
   }
   // The requests go through npm start's front, as API Gateway's edge (scripts/lib/local-front.mjs).
-  const corsOrigins = (env.CORS_ORIGINS ?? "")
-    .split(",")
-    .map((origin) => origin.trim())
-    .filter(Boolean);
+  const corsOrigins = parseOrigins(env.CORS_ORIGINS);
   const front = await startLocalFront({ target: offlineUrl, host: "127.0.0.1", corsOrigins });
   const stopOffline = stop;
   return {
