@@ -28,6 +28,8 @@ describe("WEBHOOK_SUBSCRIBERS", () => {
     ["site=https://127.0.0.1:9001/", "private or loopback"],
     ["site=https://169.254.169.254/", "private or loopback"],
     ["site=https://192.168.0.10/", "private or loopback"],
+    ["site=https://10.0.0.7/hook", "private or loopback"],
+    ["site=https://[::1]/", "private or loopback"],
     ["site=https://[fd00::1]/", "private or loopback"],
     ["site=not a url", "name=https://url pairs"],
     ["a b=https://a.example/", "name=https://url pairs"],
