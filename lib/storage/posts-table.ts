@@ -13,6 +13,7 @@ import type { Post, PostChanges } from "../posts/post.js";
 import { now } from "../posts/timestamps.js";
 import { batchGetIds } from "./batch-get.js";
 import { ID_TAKEN } from "./id-allocator.js";
+import { UPDATE_ATTEMPTS, restamp, updateInput } from "./post-update.js";
 import { VERSION_ATTRIBUTE, firstVersion, withoutVersion } from "./post-version.js";
 import { ConditionFailed, type Sender } from "./sender.js";
 
@@ -95,26 +96,18 @@ export class PostsTable {
 
   /** Sets `changes` and a fresh `updated_at` on an existing post; PostNotFoundError when there is none. */
   async update(id: number, changes: PostChanges, signal?: AbortSignal): Promise<Post> {
-    const fields = Object.entries({ ...changes, updated_at: now() });
-    const names = Object.fromEntries(fields.map(([field]) => [`#${field}`, field]));
-    const values = Object.fromEntries(fields.map(([field, value]) => [`:${field}`, value]));
-    const assignments = fields.map(([field]) => `#${field} = :${field}`);
-    try {
-      const update = new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        // Only an existing post can be updated: never create one, never resurrect a deleted one.
-        ConditionExpression: "attribute_exists(id)",
-        // Every write of a post raises its version (lib/storage/post-version.ts).
-        UpdateExpression: `SET ${assignments.join(", ")} ADD #version :one`,
-        ExpressionAttributeNames: { ...names, "#version": VERSION_ATTRIBUTE },
-        ExpressionAttributeValues: { ...values, ":one": 1 },
-        ReturnValues: "ALL_NEW",
-      });
-      return withoutVersion((await this.sender.send(update, signal)).Attributes ?? {}) as Post;
-    } catch (error) {
-      if (error instanceof ConditionFailed) throw new PostNotFoundError(id);
-      throw error;
+    let stamp = now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const update = new UpdateCommand(updateInput(this.tableName, id, changes, stamp));
+        return withoutVersion((await this.sender.send(update, signal)).Attributes ?? {}) as Post;
+      } catch (error) {
+        if (!(error instanceof ConditionFailed)) throw error;
+        const next = restamp(error.existing, now());
+        if (next === undefined) throw new PostNotFoundError(id);
+        if (attempt === UPDATE_ATTEMPTS) throw new StorageError("the post kept being replaced");
+        stamp = next;
+      }
     }
   }
 

@@ -81,6 +81,24 @@ describe("update", () => {
     expect(updated.updated_at! > post.updated_at!).toBe(true);
   });
 
+  it("never stamps updated_at before a post created while it was on its way", async () => {
+    // A post created a few seconds ahead of this clock stands for a create that landed after the
+    // update was stamped; one far ahead, or with no created_at, is a client's own.
+    const soon = new Date(Date.now() + 5_000).toISOString();
+    const post = await repo().create({ title: "t", content: "c", created_at: soon });
+    expect((await repo().update(post.id, { title: "u" })).updated_at).toBe(soon);
+    const far = await repo().create({
+      title: "t",
+      content: "c",
+      created_at: "2999-01-01T00:00:00.000Z",
+    });
+    const before = new Date().toISOString();
+    expect((await repo().update(far.id, { title: "u" })).updated_at! >= before).toBe(true);
+    expect((await repo().get(far.id))!.updated_at! < "2999").toBe(true);
+    const none = await repo().create({ title: "t", content: "c", created_at: null });
+    expect((await repo().update(none.id, { title: "u" })).updated_at! >= before).toBe(true);
+  });
+
   it("never creates a post", async () => {
     await expect(repo().update(777_777, { title: "x" })).rejects.toThrow(
       new PostNotFoundError(777_777),

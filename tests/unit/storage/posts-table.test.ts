@@ -9,6 +9,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChangeMarker } from "../../../lib/storage/change-marker.js";
@@ -79,6 +80,37 @@ describe("PostsTable", () => {
     for (const call of calls) {
       expect((call.args as unknown[])[1]).toMatchObject({ abortSignal: signal });
     }
+  });
+});
+
+describe("an update", () => {
+  const conditionFailed = (item?: Record<string, unknown>) =>
+    Object.assign(new Error("The conditional request failed"), {
+      name: "ConditionalCheckFailedException",
+      Item: item && marshall(item),
+    });
+
+  it("fails after three attempts when its post is replaced under it each time", async () => {
+    // A create within the race window every time: no local engine makes that happen on cue.
+    const soon = () => new Date(Date.now() + 5_000).toISOString();
+    mock.on(UpdateCommand).callsFake(() => {
+      throw conditionFailed({ id: 4, created_at: soon() });
+    });
+    await expect(table.update(4, { title: "t" })).rejects.toThrow(
+      new StorageError("the post kept being replaced"),
+    );
+    expect(mock.commandCalls(UpdateCommand)).toHaveLength(3);
+  });
+
+  it("stamps its second attempt with the new post's created_at", async () => {
+    const createdAt = new Date(Date.now() + 5_000).toISOString();
+    mock
+      .on(UpdateCommand)
+      .rejectsOnce(conditionFailed({ id: 4, created_at: createdAt }))
+      .resolves({ Attributes: { id: 4, title: "t", updated_at: createdAt, version: 2 } });
+    await table.update(4, { title: "t" });
+    const second = mock.commandCalls(UpdateCommand)[1]?.args[0].input;
+    expect(second?.ExpressionAttributeValues?.[":updated_at"]).toBe(createdAt);
   });
 });
 
