@@ -21,8 +21,20 @@ let dataDir = "";
 let base = "";
 let running: { child: ChildProcess; output: () => string } | undefined;
 
-/** Starts `npm start` on the test's data folder; resolves once its banner is printed. */
+/**
+ * Starts `npm start` on the test's data folder; resolves once its banner is printed. It builds
+ * into dist/, which a packaging reads, so it holds the packaging lock until then, and no longer.
+ */
 async function startApi(env: Record<string, string>) {
+  const release = await holdPackagingLock();
+  try {
+    await spawnApi(env);
+  } finally {
+    await release();
+  }
+}
+
+async function spawnApi(env: Record<string, string>) {
   const port = await freePort();
   base = `http://127.0.0.1:${port}/api/post`;
   const child = spawn(process.execPath, [startScript], {
@@ -73,9 +85,7 @@ async function call(method: string, path: string, body?: unknown) {
   return (await response.json()) as { id: number };
 }
 
-let release: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  release = await holdPackagingLock();
   dataDir = mkdtempSync(join(tmpdir(), "start-events-"));
   subscriber = await startSubscriber();
 });
@@ -83,7 +93,6 @@ afterAll(async () => {
   await stopApi();
   await subscriber?.close();
   rmSync(dataDir, { recursive: true, force: true });
-  await release?.();
 });
 
 const withWebhook = () => ({ WEBHOOK_URL: subscriber.url, WEBHOOK_SECRET: secret });
