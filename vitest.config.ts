@@ -41,6 +41,9 @@ export default defineConfig({
         test: {
           name: "commands",
           include: ["tests/{scripts,packaging}/**/*.test.ts"],
+          // A file packages up to five templates in its hooks, one at a time under the packaging
+          // lock: on a busy machine (two clones testing at once) that outlasts two minutes.
+          hookTimeout: 300_000,
           globalSetup: ["tests/helpers/global-setup.ts"],
         },
       },

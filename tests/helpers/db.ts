@@ -58,7 +58,21 @@ export function connectStorage(config: Config, overrides: Partial<DynamoDBClient
   return { client, repository: dynamoRepository(config, client) };
 }
 
-/** Creates an empty table  named for this test file; call `drop` when done. */
+/**
+ * The client settings of a table's repository in tests: DynamoDB Local on a busy machine (two
+ * clones testing at once) can take seconds to accept a connection, where the production client
+ * gives up after 1 s. The production limits are tested as such (tests/integration/deadline.test.ts
+ * builds its client with connectStorage).
+ */
+const PATIENT_CLIENT: Partial<DynamoDBClientConfig> = {
+  requestHandler: {
+    connectionTimeout: 10_000,
+    requestTimeout: 20_000,
+    throwOnRequestTimeout: true,
+  },
+};
+
+/** Creates an empty table named for this test file; call `drop` when done. */
 export async function freshTable(label: string, endpoint = inject("dynamoEndpoint")) {
   const tableName = `${label}-${process.pid}-${++tables}-${Date.now()}`;
   const admin = localClient(endpoint);
@@ -68,7 +82,7 @@ export async function freshTable(label: string, endpoint = inject("dynamoEndpoin
   const config = localConfig(endpoint, tableName, idempotencyTableName);
   /** A second client and repository on these tables, e.g. with a test's own request handler. */
   const connect = (overrides: Partial<DynamoDBClientConfig> = {}) =>
-    connectStorage(config, overrides);
+    connectStorage(config, { ...PATIENT_CLIENT, ...overrides });
   const { client: documentClient, repository } = connect();
 
   /** Every item in the table, counter included, sorted by id. */
