@@ -1,10 +1,10 @@
-// Unit: asyncapi.yaml parses cleanly with @asyncapi/parser, holds what the mapping makes (whole
+// asyncapi.yaml parses cleanly with @asyncapi/parser, holds what the mapping makes (whole
 // and thin), and its checker catches an event that drifts from it.
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { eventFromRecord } from "../../../lib/events/post-event.js";
-import { webhookHeaders } from "../../../lib/events/signature.js";
-import { type ContractCheck, loadEventContract } from "../../helpers/event-contract.js";
+import { eventFromRecord } from "../../lib/events/post-event.js";
+import { webhookHeaders } from "../../lib/events/signature.js";
+import { type ContractCheck, loadEventContract } from "../helpers/event-contract.js";
 
 let check: ContractCheck;
 beforeAll(async () => {
