@@ -44,6 +44,7 @@ describe("readAuthorizerSettings", () => {
     [{ ...BASE, AUTH_ISSUER_URL: "http://issuer.example" }, /AUTH_ISSUER_URL must be https/],
     [{ ...BASE, AUTH_ISSUER_URL: "http://127.0.0.1:9000" }, /AUTH_ISSUER_URL must be https/],
     [{ ...BASE, AUTH_AUDIENCE: " , " }, /AUTH_AUDIENCE must name at least one audience/],
+    [{ AUTH_ISSUER_URL: BASE.AUTH_ISSUER_URL }, /AUTH_AUDIENCE must name at least one audience/],
   ])("refuses %o", (env, message) => {
     expect(() => readAuthorizerSettings(env)).toThrow(message);
   });

@@ -46,6 +46,23 @@ describe("eventFromRecord", () => {
     });
   });
 
+  it("counts a delete whose record carries no old image, or a post with no version, from 0", () => {
+    const removed = { eventName: "REMOVE", dynamodb: { ...at, Keys: keys(7) } };
+    expect(eventFromRecord(removed)).toMatchObject({ type: "post.deleted", version: 1 });
+    const { version: _none, ...unversioned } = stored;
+    const modified = {
+      eventName: "MODIFY",
+      dynamodb: { ...at, Keys: keys(7), NewImage: image(unversioned) },
+    };
+    expect(eventFromRecord(modified)).toMatchObject({ type: "post.updated", version: 0 });
+  });
+
+  it("makes no event for a record without an event name", () => {
+    expect(
+      eventFromRecord({ dynamodb: { ...at, Keys: keys(7), NewImage: image(stored) } }),
+    ).toBeUndefined();
+  });
+
   it.each([
     ["the id counter", 0, { id: 0, last_id: 5 }],
     ["a change marker shard", -3, { id: -3, changes: 9 }],

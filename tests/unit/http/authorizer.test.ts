@@ -149,6 +149,22 @@ describe("no valid token is Unauthorized (401)", () => {
     const authorize = writeAuthorizer(settings(), recordingLogger().logger);
     await expect(authorize(event(await header()))).rejects.toThrow(/^Unauthorized$/);
   });
+
+  it("no authorizationToken in the event at all", async () => {
+    const authorize = writeAuthorizer(settings(), recordingLogger().logger);
+    const { authorizationToken: _none, ...bare } = event("");
+    await expect(authorize(bare as never)).rejects.toThrow(/^Unauthorized$/);
+  });
+});
+
+describe("a token for several audiences", () => {
+  it("is allowed when one of them is the service's, and refused when none is", async () => {
+    const authorize = writeAuthorizer(settings(), recordingLogger().logger);
+    const among = await token({ aud: ["someone-else", AUDIENCE] as never });
+    expect(effects(await authorize(event(`Bearer ${among}`)))["/POST/*"]).toBe("Allow");
+    const none = await token({ aud: ["someone-else", "a-third"] as never });
+    await expect(authorize(event(`Bearer ${none}`))).rejects.toThrow(/^Unauthorized$/);
+  });
 });
 
 describe("the issuer's keys", () => {
@@ -184,6 +200,18 @@ describe("the issuer's keys", () => {
     await expect(authorize(event(bearer))).rejects.toThrow(/discovery document answered 404/);
     await expect(authorize(event(bearer))).rejects.toThrow(/discovery document answered 404/);
     expect(lines.map((line) => line.message)).toEqual(["token check failed", "token check failed"]);
+  });
+});
+
+describe("a key lookup that throws what is not an Error", () => {
+  it("fails the check as the server's fault, logged with what was thrown", async () => {
+    const { logger, lines } = recordingLogger();
+    const keys = (async () => {
+      throw "key store down";
+    }) as never;
+    const authorize = writeAuthorizer(settings(), logger, keys);
+    await expect(authorize(event(`Bearer ${await token()}`))).rejects.toBe("key store down");
+    expect(lines[0]?.fields).toEqual({ error: { name: "", message: "key store down" } });
   });
 });
 

@@ -2,7 +2,7 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
-import { BODY_MAX_BYTES } from "../../../lib/http/request.js";
+import { BODY_MAX_BYTES, findHeader } from "../../../lib/http/request.js";
 import { ok } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 import { recordingLogger } from "../../helpers/handlers.js";
@@ -73,5 +73,18 @@ describe("body parsing", () => {
     const body = Buffer.from(JSON.stringify({ title: "é😀" })).toString("base64");
     const response = await invoke(echo, { method: "POST", body, isBase64Encoded: true });
     expect(response).toMatchObject({ status: 200, body: { title: "é😀" } });
+  });
+});
+
+describe("findHeader", () => {
+  it("reads a header whatever its case, from the multi-value map first, then the single", () => {
+    const event = { headers: { Origin: "https://a.example" }, multiValueHeaders: { X: [] } };
+    expect(findHeader(event as never, "origin")).toBe("https://a.example");
+    expect(findHeader(event as never, "x")).toBeUndefined();
+    const multi = { headers: null, multiValueHeaders: { "Accept-Encoding": ["br", "gzip"] } };
+    expect(findHeader(multi as never, "accept-encoding")).toBe("br, gzip");
+    expect(
+      findHeader({ headers: null, multiValueHeaders: null } as never, "origin"),
+    ).toBeUndefined();
   });
 });
