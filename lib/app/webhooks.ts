@@ -29,8 +29,11 @@ export function readWebhookConfig(env: NodeJS.ProcessEnv = process.env) {
   return { subscribers, queueUrl, region: env.AWS_REGION || "us-east-1" };
 }
 
-/** The SQS handler that delivers the queue's events to every subscriber. */
-export function webhookHandler(config: ReturnType<typeof readWebhookConfig>): SQSHandler {
+/** The SQS handler that delivers the queue's events to every subscriber, through `send`. */
+export function webhookHandler(
+  config: ReturnType<typeof readWebhookConfig>,
+  send: typeof sendWebhook = sendWebhook,
+): SQSHandler {
   const ssm = new SSMClient({ region: config.region, maxAttempts: 3 });
   const sqs = new SQSClient({ region: config.region, maxAttempts: 3 });
   const logger = createLogger("info");
@@ -58,7 +61,7 @@ export function webhookHandler(config: ReturnType<typeof readWebhookConfig>): SQ
   };
   const deliver = queueDelivery({
     subscribers,
-    send: (subscriber, id, body) => sendWebhook(subscriber, id, body),
+    send: (subscriber, id, body) => send(subscriber, id, body),
     delay,
     log: (message, fields) => logger.info(message, fields),
   });

@@ -1,26 +1,23 @@
 // Unit: the webhook delivery's composition root. Its settings are checked once; a subscriber's
 // secrets come from SSM (both of a rotation's pair, read again only after five minutes); a failed
 // delivery sets the message's visibility on SQS. SSM and SQS are fakes (aws-sdk-client-mock): no
-// local engine serves them. The sender is a fake too, as it refuses every loopback address.
+// local engine serves them.
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { readWebhookConfig, streamToEvents, webhookHandler } from "../../../lib/app/webhooks.js";
+import type { Subscriber } from "../../../lib/events/webhook-sender.js";
 
-const sent = vi.hoisted(() => [] as { url: string; secrets: string[]; id: string }[]);
-const answer = vi.hoisted(() => ({ result: "delivered" as "delivered" | "failed" }));
-vi.mock("../../../lib/events/webhook-sender.js", async (original) => ({
-  ...(await original<object>()),
-  sendWebhook: async (subscriber: { url: string; secrets: string[] }, id: string) => {
-    sent.push({ ...subscriber, id });
-    return { result: answer.result, detail: answer.result };
-  },
-}));
-const { readWebhookConfig, streamToEvents, webhookHandler } =
-  await import("../../../lib/app/webhooks.js");
-
+const sent: { url: string; secrets: string[]; id: string }[] = [];
+const answer = { result: "delivered" as "delivered" | "failed" };
+/** The sender, faked: the real one refuses every loopback address a test could listen on. */
+const send = async (subscriber: Subscriber, id: string) => {
+  sent.push({ ...subscriber, id });
+  return { result: answer.result, detail: answer.result };
+};
 const ssm = mockClient(SSMClient);
 const sqs = mockClient(SQSClient);
 const post = { id: 3, title: "t", content: "c", created_at: null, updated_at: null, version: 9 };
@@ -43,6 +40,7 @@ const config = {
   queueUrl: "https://sqs.example/q",
   region: "eu-west-1",
 };
+const handlerOf = (settings: typeof config) => webhookHandler(settings, send);
 
 beforeEach(() => {
   sent.length = 0;
@@ -52,6 +50,11 @@ beforeEach(() => {
   ssm.on(GetParameterCommand).resolves({ Parameter: { Value: "whsec_new whsec_old" } });
 });
 afterEach(() => vi.useRealTimers());
+// Not left on the SDK classes for the next test file of this worker (the unit project shares one).
+afterAll(() => {
+  ssm.restore();
+  sqs.restore();
+});
 
 describe("readWebhookConfig", () => {
   const subscribers = JSON.stringify(config.subscribers);
@@ -79,7 +82,7 @@ describe("webhookHandler", () => {
     handler(batch(), {} as Context, () => undefined);
 
   it("signs with both secrets of a rotation, read from SSM with decryption", async () => {
-    expect(await invoke(webhookHandler(config))).toEqual({ batchItemFailures: [] });
+    expect(await invoke(handlerOf(config))).toEqual({ batchItemFailures: [] });
     expect(sent).toEqual([
       { url: "https://hooks.example.com/", secrets: ["whsec_new", "whsec_old"], id: "msg_post3v9" },
     ]);
@@ -91,7 +94,7 @@ describe("webhookHandler", () => {
 
   it("reads a secret again only after five minutes", async () => {
     vi.useFakeTimers({ now: 0, toFake: ["Date"] });
-    const handler = webhookHandler(config);
+    const handler = handlerOf(config);
     for (const at of [0, 299_999, 300_000]) {
       vi.setSystemTime(at);
       await handler(
@@ -105,7 +108,7 @@ describe("webhookHandler", () => {
 
   it("keeps a refused message out of sight on SQS for the schedule's first pause", async () => {
     answer.result = "failed";
-    expect(await invoke(webhookHandler(config))).toEqual({
+    expect(await invoke(handlerOf(config))).toEqual({
       batchItemFailures: [{ itemIdentifier: "m1" }],
     });
     expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]?.args[0].input).toEqual({
