@@ -3,11 +3,10 @@
 import * as esbuild from "esbuild";
 import { build, bundleOptions, handlerNames } from "../scripts/build.mjs";
 import { LIMITS, benchDir, root, staging } from "./context.mjs";
-import { ratioRow } from "./util.mjs";
 
 /** @typedef {Record<string, { bytes: number, withoutPluginsBytes: number, floorBytes: number }>} Bundles */
 
-/** The SDK surface each handler needs, for its bundle-size floor. @type {Record<string, string[]>} */
+/** The SDK surface each handler needs, for its bundle-size floor (the others: all of it). */
 const SDK_SURFACE = {
   "create-post": ["PutCommand", "UpdateCommand"],
   "delete-post": ["DeleteCommand"],
@@ -23,10 +22,10 @@ const outputBytes = (/** @type {esbuild.Metafile | undefined} */ metafile) =>
   Object.values(metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0);
 
 /** Bytes of a bundle built in memory with the handlers' options and `options`. */
-const bytesOf = async (/** @type {esbuild.BuildOptions} */ options) => {
-  const built = await esbuild.build({ ...bundleOptions, ...options, metafile: true, write: false });
-  return outputBytes(built.metafile);
-};
+const bytesOf = async (/** @type {esbuild.BuildOptions} */ options) =>
+  outputBytes(
+    (await esbuild.build({ ...bundleOptions, ...options, metafile: true, write: false })).metafile,
+  );
 
 /** Builds every handler, measures it beside its floor, and builds the floor bundle. */
 export async function buildBundles() {
@@ -34,17 +33,22 @@ export async function buildBundles() {
   /** @type {Bundles} */
   const bundles = {};
   for (const [index, name] of handlerNames.entries()) {
-    const surface = [...new Set(SDK_SURFACE[name] ?? Object.values(SDK_SURFACE).flat())].join(", ");
-    const floorSource =
+    const own = /** @type {Record<string, string[]>} */ (SDK_SURFACE)[name];
+    const surface = [...new Set(own ?? Object.values(SDK_SURFACE).flat())].join(", ");
+    const contents =
       `export { DynamoDBClient } from "@aws-sdk/client-dynamodb";\n` +
       `export { DynamoDBDocumentClient, ${surface} } from "@aws-sdk/lib-dynamodb";\n`;
     const entryPoints = { index: `${root}handlers/${name}.ts` };
-    const unplugged = { plugins: [], entryPoints, outdir: `${staging}/unplugged-${name}` };
     bundles[name] = {
       bytes: outputBytes(results[index]?.metafile),
-      withoutPluginsBytes: await bytesOf(unplugged), // what the SDK's defaults would ship
+      // What the SDK's defaults would ship.
+      withoutPluginsBytes: await bytesOf({
+        plugins: [],
+        entryPoints,
+        outdir: `${staging}/unplugged-${name}`,
+      }),
       floorBytes: await bytesOf({
-        stdin: { contents: floorSource, resolveDir: root, loader: "js" },
+        stdin: { contents, resolveDir: root, loader: "js" },
         outdir: `${staging}/floor-${name}`,
       }),
     };
@@ -54,11 +58,11 @@ export async function buildBundles() {
   return bundles;
 }
 
-/** The table rows: each bundle's size against its floor. */
+/** The table rows: each bundle's size against its floor. @returns {import("./util.mjs").RowSpec[]} */
 export const bundleRows = (/** @type {Bundles} */ bundles) =>
   Object.entries(bundles).map(([name, b]) => {
     const [metric, target] = ["bundle size (vs bare SDK bundle)", `<= ${LIMITS.bundleTargetKb} KB`];
-    return ratioRow(metric, name, kb(b.bytes), kb(b.floorBytes), "KB", target);
+    return [metric, name, kb(b.bytes), kb(b.floorBytes), "KB", target];
   });
 
 /** The line under the table: the range of bundle sizes without the build's plugins. */

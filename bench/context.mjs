@@ -12,10 +12,10 @@ import { filler, log } from "./util.mjs";
  * A part of the bench, run on DynamoDB Local: `measure` returns what results.json keeps, `rows`
  * turns that into lines of the table. Sections share the endpoint, the floor and loaded handlers.
  * @typedef {{ endpoint: string, floor: Floor, handlers: Record<string, Handler> }} Context
- * @typedef {{ title: string, measure(ctx: Context): Promise<any>, rows(result: any): import("./util.mjs").Row[] }} Section
+ * @typedef {import("./util.mjs").Row | import("./util.mjs").RowSpec} AnyRow
+ * @typedef {{ title: string, measure(ctx: Context): Promise<any>, rows(result: any): AnyRow[] }} Section
  */
 
-/** The repository's root folder, with a trailing slash. */
 export const root = fileURLToPath(new URL("..", import.meta.url));
 export const benchDir = `${root}bench`;
 /** Where the bench builds; removed however the run ends. */
@@ -28,8 +28,7 @@ export const LIMITS = {
   cold: { runs: 20, minRuns: 10, budgetMs: 75_000 },
   warm: { warmup: 100, iterations: 400, budgetMsPerHandler: 7_000 },
   list: { posts: 10_000, contentChars: 930, runsPerSide: 5, budgetMs: 75_000 },
-  // A list of over 50 MB, streamed by the runtime client (bench/list-stream.mjs).
-  listStream: { posts: 50_000, seedBudgetMs: 180_000 },
+  listStream: { posts: 50_000, seedBudgetMs: 180_000, childTimeoutMs: 240_000 },
   seed: { concurrency: 4, budgetMs: 60_000 },
   throughput: { concurrency: 16, warmupMs: 2_000, segmentMs: 5_000, idBlockSize: 100 },
   throughputMaxOps: 100_000,
@@ -60,7 +59,7 @@ export const lambdaEnv = (/** @type {string} */ endpoint, /** @type {string} */ 
 
 /** A bundle of the staging folder; a query string makes a separate instance of the same file. */
 const staged = (/** @type {string} */ name, instance = "") =>
-  `${pathToFileURL(`${staging}/${name}/index.mjs`).href}${instance ? `?${instance}` : ""}`;
+  `${pathToFileURL(`${staging}/${name}/index.mjs`).href}?${instance}`;
 
 /**
  * Loads a handler bundle into this process. Bundles read their configuration once, at import, so
@@ -78,6 +77,7 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
   return /** @type {Floor} */ (createFloor({ endpoint, region: local.LOCAL_REGION }));
 }
 
+/** @typedef {import("../tests/helpers/api-event.mjs").EventOptions} EventOptions */
 /** @typedef {{ table: string, status: number, event: (i: number) => ApiEvent, floor: (floor: Floor, i: number) => Promise<unknown> }} HandlerCase */
 /**
  * What each handler is asked: its table (`table`; the list reads TABLES.listSmall), its i-th
@@ -88,42 +88,42 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
  */
 export function handlerCases(label, table = TABLES.small) {
   let lastDeleted = DELETE_BASE[label];
-  const deleteId = () => ++lastDeleted;
-  const { listSmall } = TABLES;
   const body = (/** @type {number} */ i) => ({ title: `${label} ${i}`, content: filler(i, 200) });
   const title = (/** @type {number} */ i) => ({ title: `${label} ${i}` });
-  return {
-    "create-post": {
+  const [list, del] = [TABLES.listSmall, () => ++lastDeleted];
+  /** @type {[string, string, number, (i: number) => EventOptions, HandlerCase["floor"]][]} */
+  const cases = [
+    [
+      "create-post",
       table,
-      status: 201,
-      event: (i) => apiEvent({ method: "POST", body: body(i) }),
-      floor: (floor, i) => floor.create(table, body(i)),
-    },
-    "delete-post": {
+      201,
+      (i) => ({ method: "POST", body: body(i) }),
+      (f, i) => f.create(table, body(i)),
+    ],
+    [
+      "delete-post",
       table,
-      status: 204,
-      event: () => apiEvent({ method: "DELETE", postId: deleteId() }),
-      floor: (floor) => floor.remove(table, deleteId()),
-    },
-    "get-post": {
+      204,
+      () => ({ method: "DELETE", postId: del() }),
+      (f) => f.remove(table, del()),
+    ],
+    ["get-post", table, 200, () => ({ method: "GET", postId: 1 }), (f) => f.get(table, 1)],
+    ["list-posts", list, 200, () => ({ method: "GET" }), (f) => f.list(list)],
+    [
+      "update-post",
       table,
-      status: 200,
-      event: () => apiEvent({ method: "GET", postId: 1 }),
-      floor: (floor) => floor.get(table, 1),
-    },
-    "list-posts": {
-      table: listSmall,
-      status: 200,
-      event: () => apiEvent({ method: "GET" }),
-      floor: (floor) => floor.list(listSmall),
-    },
-    "update-post": {
-      table,
-      status: 200,
-      event: (i) => apiEvent({ method: "PUT", postId: 2, body: title(i) }),
-      floor: (floor, i) => floor.update(table, 3, title(i)),
-    },
-  };
+      200,
+      (i) => ({ method: "PUT", postId: 2, body: title(i) }),
+      (f, i) => f.update(table, 3, title(i)),
+    ],
+  ];
+  const entries = cases.map(([name, table, status, request, floor]) => {
+    return [
+      name,
+      { table, status, event: (/** @type {number} */ i) => apiEvent(request(i)), floor },
+    ];
+  });
+  return /** @type {any} */ (Object.fromEntries(entries));
 }
 
 /**
@@ -139,15 +139,16 @@ export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seed.
     admin.destroy();
   }
   const at = "2025-01-02T03:04:05.000Z";
-  const post = (/** @type {number} */ id, /** @type {number} */ chars) => ({
+  /** @type {(id: number, chars: number) => import("../lib/posts/post.js").Post} */
+  const post = (id, chars) => ({
     id,
     title: `Post ${id}`,
     content: filler(id, chars),
     created_at: at,
     updated_at: at,
   });
+  // Batches of 25, what BatchWrite takes.
   const batches = seeds.flatMap(([table, from, count, chars]) =>
-    // BatchWrite takes up to 25 items.
     Array.from({ length: Math.ceil(count / 25) }, (_, b) => {
       const ids = Array.from({ length: Math.min(25, count - 25 * b) }, (_, i) => from + 25 * b + i);
       return { table, posts: ids.map((id) => post(id, chars)) };
@@ -167,14 +168,14 @@ export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seed.
 export async function prepareTables(/** @type {string} */ endpoint, /** @type {Floor} */ floor) {
   log(`seeding ${LIMITS.list.posts} posts`);
   const { small, listSmall, listBig } = TABLES;
-  const { contentChars: oneKb, posts } = LIMITS.list;
+  const { cold, warm, list } = LIMITS;
   // Each warm iteration deletes twice: once through the handler, once through the floor.
-  const warmDeletes = 2 * (LIMITS.warm.warmup + LIMITS.warm.iterations) + 2;
+  const warmDeletes = 2 * (warm.warmup + warm.iterations) + 2;
   await seedTables(endpoint, floor, [
-    [small, 1, 20, oneKb],
-    [small, DELETE_BASE.cold, LIMITS.cold.runs + 1, 200],
+    [small, 1, 20, list.contentChars],
+    [small, DELETE_BASE.cold, cold.runs + 1, 200],
     [small, DELETE_BASE.warm, warmDeletes, 200],
-    [listSmall, 1, 20, oneKb],
-    [listBig, 1, posts, oneKb],
+    [listSmall, 1, 20, list.contentChars],
+    [listBig, 1, list.posts, list.contentChars],
   ]);
 }
