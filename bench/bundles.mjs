@@ -22,10 +22,10 @@ const outputBytes = (/** @type {esbuild.Metafile | undefined} */ metafile) =>
   Object.values(metafile?.outputs ?? {}).reduce((sum, output) => sum + output.bytes, 0);
 
 /** Bytes of a bundle built in memory with the handlers' options and `options`. */
-const bytesOf = async (/** @type {esbuild.BuildOptions} */ options) =>
-  outputBytes(
-    (await esbuild.build({ ...bundleOptions, ...options, metafile: true, write: false })).metafile,
-  );
+const bytesOf = async (/** @type {esbuild.BuildOptions} */ options) => {
+  const built = await esbuild.build({ ...bundleOptions, ...options, metafile: true, write: false });
+  return outputBytes(built.metafile);
+};
 
 /** Builds every handler, measures it beside its floor, and builds the floor bundle. */
 export async function buildBundles() {
@@ -39,18 +39,12 @@ export async function buildBundles() {
       `export { DynamoDBClient } from "@aws-sdk/client-dynamodb";\n` +
       `export { DynamoDBDocumentClient, ${surface} } from "@aws-sdk/lib-dynamodb";\n`;
     const entryPoints = { index: `${root}handlers/${name}.ts` };
+    const unplugged = { plugins: [], entryPoints, outdir: `${staging}/unplugged-${name}` };
+    const stdin = { contents, resolveDir: root, loader: /** @type {const} */ ("js") };
     bundles[name] = {
       bytes: outputBytes(results[index]?.metafile),
-      // What the SDK's defaults would ship.
-      withoutPluginsBytes: await bytesOf({
-        plugins: [],
-        entryPoints,
-        outdir: `${staging}/unplugged-${name}`,
-      }),
-      floorBytes: await bytesOf({
-        stdin: { contents, resolveDir: root, loader: "js" },
-        outdir: `${staging}/floor-${name}`,
-      }),
+      withoutPluginsBytes: await bytesOf(unplugged), // what the SDK's defaults would ship
+      floorBytes: await bytesOf({ stdin, outdir: `${staging}/floor-${name}` }),
     };
   }
   const floor = { entryPoints: { index: `${benchDir}/floor.ts` }, outdir: `${staging}/floor` };

@@ -16,11 +16,9 @@ const heapNow = () => {
 };
 gc?.();
 gc?.();
-const [rssBefore, maxRssBefore, heapBefore] = [
-  process.memoryUsage.rss(),
-  process.resourceUsage().maxRSS * 1024,
-  heapNow(),
-];
+const rssBefore = process.memoryUsage.rss();
+const maxRssBefore = process.resourceUsage().maxRSS * 1024;
+const heapBefore = heapNow();
 let [rssPeak, heapPeak] = [rssBefore, heapBefore];
 const sample = () => {
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss());

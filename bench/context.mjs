@@ -77,7 +77,6 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
   return /** @type {Floor} */ (createFloor({ endpoint, region: local.LOCAL_REGION }));
 }
 
-/** @typedef {import("../tests/helpers/api-event.mjs").EventOptions} EventOptions */
 /** @typedef {{ table: string, status: number, event: (i: number) => ApiEvent, floor: (floor: Floor, i: number) => Promise<unknown> }} HandlerCase */
 /**
  * What each handler is asked: its table (`table`; the list reads TABLES.listSmall), its i-th
@@ -90,40 +89,39 @@ export function handlerCases(label, table = TABLES.small) {
   let lastDeleted = DELETE_BASE[label];
   const body = (/** @type {number} */ i) => ({ title: `${label} ${i}`, content: filler(i, 200) });
   const title = (/** @type {number} */ i) => ({ title: `${label} ${i}` });
-  const [list, del] = [TABLES.listSmall, () => ++lastDeleted];
-  /** @type {[string, string, number, (i: number) => EventOptions, HandlerCase["floor"]][]} */
-  const cases = [
-    [
-      "create-post",
+  const list = TABLES.listSmall;
+  return {
+    "create-post": {
       table,
-      201,
-      (i) => ({ method: "POST", body: body(i) }),
-      (f, i) => f.create(table, body(i)),
-    ],
-    [
-      "delete-post",
+      status: 201,
+      event: (i) => apiEvent({ method: "POST", body: body(i) }),
+      floor: (floor, i) => floor.create(table, body(i)),
+    },
+    "delete-post": {
       table,
-      204,
-      () => ({ method: "DELETE", postId: del() }),
-      (f) => f.remove(table, del()),
-    ],
-    ["get-post", table, 200, () => ({ method: "GET", postId: 1 }), (f) => f.get(table, 1)],
-    ["list-posts", list, 200, () => ({ method: "GET" }), (f) => f.list(list)],
-    [
-      "update-post",
+      status: 204,
+      event: () => apiEvent({ method: "DELETE", postId: ++lastDeleted }),
+      floor: (floor) => floor.remove(table, ++lastDeleted),
+    },
+    "get-post": {
       table,
-      200,
-      (i) => ({ method: "PUT", postId: 2, body: title(i) }),
-      (f, i) => f.update(table, 3, title(i)),
-    ],
-  ];
-  const entries = cases.map(([name, table, status, request, floor]) => {
-    return [
-      name,
-      { table, status, event: (/** @type {number} */ i) => apiEvent(request(i)), floor },
-    ];
-  });
-  return /** @type {any} */ (Object.fromEntries(entries));
+      status: 200,
+      event: () => apiEvent({ method: "GET", postId: 1 }),
+      floor: (floor) => floor.get(table, 1),
+    },
+    "list-posts": {
+      table: list,
+      status: 200,
+      event: () => apiEvent({ method: "GET" }),
+      floor: (floor) => floor.list(list),
+    },
+    "update-post": {
+      table,
+      status: 200,
+      event: (i) => apiEvent({ method: "PUT", postId: 2, body: title(i) }),
+      floor: (floor, i) => floor.update(table, 3, title(i)),
+    },
+  };
 }
 
 /**
@@ -139,19 +137,16 @@ export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seed.
     admin.destroy();
   }
   const at = "2025-01-02T03:04:05.000Z";
-  /** @type {(id: number, chars: number) => import("../lib/posts/post.js").Post} */
-  const post = (id, chars) => ({
-    id,
-    title: `Post ${id}`,
-    content: filler(id, chars),
-    created_at: at,
-    updated_at: at,
-  });
   // Batches of 25, what BatchWrite takes.
   const batches = seeds.flatMap(([table, from, count, chars]) =>
     Array.from({ length: Math.ceil(count / 25) }, (_, b) => {
       const ids = Array.from({ length: Math.min(25, count - 25 * b) }, (_, i) => from + 25 * b + i);
-      return { table, posts: ids.map((id) => post(id, chars)) };
+      const post = (/** @type {number} */ id) => ({
+        id,
+        title: `Post ${id}`,
+        content: filler(id, chars),
+      });
+      return { table, posts: ids.map((id) => ({ ...post(id), created_at: at, updated_at: at })) };
     }),
   );
   const deadline = performance.now() + budgetMs;

@@ -73,18 +73,13 @@ export const list = {
 /**
  * One new instance listing `table` under the runtime client; with `afterWrite`, a post is
  * retitled between its init and its first list, and the peak runs to its gzipped list.
- * @returns {Promise<StreamRun>}
+ * @param {string} endpoint @param {string} table @returns {Promise<StreamRun>}
  */
-async function streamInChild(
-  /** @type {string} */ endpoint,
-  /** @type {string} */ table,
-  afterWrite = false,
-) {
+async function streamInChild(endpoint, table, afterWrite = false) {
   const args = [`${benchDir}/list-stream-child.mjs`, `${staging}/list-posts`, LIST_NODE_OPTIONS];
   if (afterWrite) args.push(`${staging}/update-post`);
-  const { childTimeoutMs } = LIMITS.listStream;
-  return (await runNode(args, lambdaEnv(endpoint, table), childTimeoutMs, installRuntimeNode()))
-    .report;
+  const env = lambdaEnv(endpoint, table);
+  return (await runNode(args, env, LIMITS.listStream.childTimeoutMs, installRuntimeNode())).report;
 }
 
 /** @type {import("./context.mjs").Section} */

@@ -75,13 +75,15 @@ export async function rounds(count, budgetMs, items, task) {
 export const runningChildren = new Set();
 
 /**
- * Runs `node <args>` with exactly `env` (plus PATH), killed after `timeoutMs`; returns its first
- * stdout line as JSON, and when it was spawned (ms since the epoch, as `performance` keeps time).
+ * Runs `node <args>` with exactly `env` (plus PATH and HOME), killed after `timeoutMs`; returns
+ * its first stdout line as JSON, and when it was spawned (ms since the epoch, as `performance`
+ * keeps time).
  * @param {string[]} args @param {Record<string, string>} env @param {number} timeoutMs
  */
 export async function runNode(args, env, timeoutMs, node = process.execPath) {
   const spawnedAt = performance.timeOrigin + performance.now();
-  const options = { env: { PATH: process.env.PATH, ...env }, timeout: timeoutMs };
+  const { PATH = "", HOME = "/tmp" } = process.env;
+  const options = { env: { PATH, HOME, ...env }, timeout: timeoutMs };
   const child = promisify(execFile)(node, args, { ...options, killSignal: "SIGKILL" });
   runningChildren.add(child.child);
   try {
