@@ -54,19 +54,17 @@ export const list = {
     const list = `list ${LIMITS.list.posts}`;
     const first = `, new instance: init + first list (vs bundle load + bare Scan, median of ${r.rounds})`;
     const vsJson = "(vs JSON response size)";
-    /** @type {[string, number, number, string, string?][]} */
+    const [name, held] = ["list-posts", "bare Scan, after GC"];
+    /** @type {RowSpec[]} */
     const rows = [
-      [first, handler.whole, scan.whole, "ms", "<= 1.2x"],
-      [", new instance: init (vs whole)", handler.init, handler.whole, "ms"],
-      [` peak RSS growth ${vsJson}`, rss, json, "MB", "<= 2x"],
-      [` peak heap growth ${vsJson}`, mb(handler.heapGrowth), json, "MB"],
-      [` items held by a bare Scan ${vsJson}`, mb(scan.liveGrowth), json, "MB"],
-      [" peak RSS growth (vs bare Scan's)", rss, mb(scan.rssGrowth), "MB"],
+      [first, name, handler.whole, scan.whole, "ms", "<= 1.2x"],
+      [", new instance: init (vs whole)", name, handler.init, handler.whole, "ms"],
+      [` peak RSS growth ${vsJson}`, name, rss, json, "MB", "<= 2x"],
+      [` peak heap growth ${vsJson}`, name, mb(handler.heapGrowth), json, "MB"],
+      [` items held by a bare Scan ${vsJson}`, held, mb(scan.liveGrowth), json, "MB"],
+      [" peak RSS growth (vs bare Scan's)", name, rss, mb(scan.rssGrowth), "MB"],
     ];
-    return rows.map(([metric, value, floor, unit, target], i) => {
-      const name = i === 4 ? "bare Scan, after GC" : "list-posts";
-      return /** @type {RowSpec} */ ([`${list}${metric}`, name, value, floor, unit, target]);
-    });
+    return rows.map(([metric, ...rest]) => [`${list}${metric}`, ...rest]);
   },
 };
 
