@@ -12,10 +12,10 @@ import { filler, log } from "./util.mjs";
  * A part of the bench, run on DynamoDB Local: `measure` returns what results.json keeps, `rows`
  * turns that into lines of the table. Sections share the endpoint, the floor and loaded handlers.
  * @typedef {{ endpoint: string, floor: Floor, handlers: Record<string, Handler> }} Context
- * @typedef {{ title: string, measure(ctx: Context): Promise<any>, rows(result: any): import("./util.mjs").Row[] }} Section
+ * @typedef {import("./util.mjs").Row | import("./util.mjs").RowSpec} AnyRow
+ * @typedef {{ title: string, measure(ctx: Context): Promise<any>, rows(result: any): AnyRow[] }} Section
  */
 
-/** The repository's root folder, with a trailing slash. */
 export const root = fileURLToPath(new URL("..", import.meta.url));
 export const benchDir = `${root}bench`;
 /** Where the bench builds; removed however the run ends. */
@@ -28,8 +28,7 @@ export const LIMITS = {
   cold: { runs: 20, minRuns: 10, budgetMs: 75_000 },
   warm: { warmup: 100, iterations: 400, budgetMsPerHandler: 7_000 },
   list: { posts: 10_000, contentChars: 930, runsPerSide: 5, budgetMs: 75_000 },
-  // A list of over 50 MB, streamed by the runtime client (bench/list-stream.mjs).
-  listStream: { posts: 50_000, seedBudgetMs: 180_000 },
+  listStream: { posts: 50_000, seedBudgetMs: 180_000, childTimeoutMs: 240_000 },
   seed: { concurrency: 4, budgetMs: 60_000 },
   throughput: { concurrency: 16, warmupMs: 2_000, segmentMs: 5_000, idBlockSize: 100 },
   throughputMaxOps: 100_000,
@@ -60,7 +59,7 @@ export const lambdaEnv = (/** @type {string} */ endpoint, /** @type {string} */ 
 
 /** A bundle of the staging folder; a query string makes a separate instance of the same file. */
 const staged = (/** @type {string} */ name, instance = "") =>
-  `${pathToFileURL(`${staging}/${name}/index.mjs`).href}${instance ? `?${instance}` : ""}`;
+  `${pathToFileURL(`${staging}/${name}/index.mjs`).href}?${instance}`;
 
 /**
  * Loads a handler bundle into this process. Bundles read their configuration once, at import, so
@@ -88,10 +87,9 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
  */
 export function handlerCases(label, table = TABLES.small) {
   let lastDeleted = DELETE_BASE[label];
-  const deleteId = () => ++lastDeleted;
-  const { listSmall } = TABLES;
   const body = (/** @type {number} */ i) => ({ title: `${label} ${i}`, content: filler(i, 200) });
   const title = (/** @type {number} */ i) => ({ title: `${label} ${i}` });
+  const list = TABLES.listSmall;
   return {
     "create-post": {
       table,
@@ -102,8 +100,8 @@ export function handlerCases(label, table = TABLES.small) {
     "delete-post": {
       table,
       status: 204,
-      event: () => apiEvent({ method: "DELETE", postId: deleteId() }),
-      floor: (floor) => floor.remove(table, deleteId()),
+      event: () => apiEvent({ method: "DELETE", postId: ++lastDeleted }),
+      floor: (floor) => floor.remove(table, ++lastDeleted),
     },
     "get-post": {
       table,
@@ -112,10 +110,10 @@ export function handlerCases(label, table = TABLES.small) {
       floor: (floor) => floor.get(table, 1),
     },
     "list-posts": {
-      table: listSmall,
+      table: list,
       status: 200,
       event: () => apiEvent({ method: "GET" }),
-      floor: (floor) => floor.list(listSmall),
+      floor: (floor) => floor.list(list),
     },
     "update-post": {
       table,
@@ -139,18 +137,16 @@ export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seed.
     admin.destroy();
   }
   const at = "2025-01-02T03:04:05.000Z";
-  const post = (/** @type {number} */ id, /** @type {number} */ chars) => ({
-    id,
-    title: `Post ${id}`,
-    content: filler(id, chars),
-    created_at: at,
-    updated_at: at,
-  });
+  // Batches of 25, what BatchWrite takes.
   const batches = seeds.flatMap(([table, from, count, chars]) =>
-    // BatchWrite takes up to 25 items.
     Array.from({ length: Math.ceil(count / 25) }, (_, b) => {
       const ids = Array.from({ length: Math.min(25, count - 25 * b) }, (_, i) => from + 25 * b + i);
-      return { table, posts: ids.map((id) => post(id, chars)) };
+      const post = (/** @type {number} */ id) => ({
+        id,
+        title: `Post ${id}`,
+        content: filler(id, chars),
+      });
+      return { table, posts: ids.map((id) => ({ ...post(id), created_at: at, updated_at: at })) };
     }),
   );
   const deadline = performance.now() + budgetMs;
@@ -167,14 +163,14 @@ export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seed.
 export async function prepareTables(/** @type {string} */ endpoint, /** @type {Floor} */ floor) {
   log(`seeding ${LIMITS.list.posts} posts`);
   const { small, listSmall, listBig } = TABLES;
-  const { contentChars: oneKb, posts } = LIMITS.list;
+  const { cold, warm, list } = LIMITS;
   // Each warm iteration deletes twice: once through the handler, once through the floor.
-  const warmDeletes = 2 * (LIMITS.warm.warmup + LIMITS.warm.iterations) + 2;
+  const warmDeletes = 2 * (warm.warmup + warm.iterations) + 2;
   await seedTables(endpoint, floor, [
-    [small, 1, 20, oneKb],
-    [small, DELETE_BASE.cold, LIMITS.cold.runs + 1, 200],
+    [small, 1, 20, list.contentChars],
+    [small, DELETE_BASE.cold, cold.runs + 1, 200],
     [small, DELETE_BASE.warm, warmDeletes, 200],
-    [listSmall, 1, 20, oneKb],
-    [listBig, 1, posts, oneKb],
+    [listSmall, 1, 20, list.contentChars],
+    [listBig, 1, list.posts, list.contentChars],
   ]);
 }

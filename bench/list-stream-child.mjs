@@ -4,6 +4,7 @@
 //   node bench/list-stream-child.mjs <bundle folder> <NODE_OPTIONS> [<update bundle folder>]
 // (environment: the function's). With an update bundle, a post is retitled through it once the
 // list's init is done, before the first list: init, a write, a list and a gzipped list.
+import { pathToFileURL } from "node:url";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 
 // The harness's source itself, typed through its .js name as the tests import it.
@@ -13,58 +14,44 @@ const { startLambdaRuntime } = await import(
 );
 
 const [bundleDir = "", nodeOptions = "", updateDir] = process.argv.slice(2);
-const env = Object.fromEntries(
-  [
-    "TABLE_NAME",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "TZ",
-  ].map((name) => [name, process.env[name] ?? ""]),
-);
+const names = ["TABLE_NAME", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_REGION", "TZ"];
+const keys = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"];
+const env = Object.fromEntries([...names, ...keys].map((name) => [name, process.env[name] ?? ""]));
 const runtime = await startLambdaRuntime({
   bundleDir,
   env: { ...env, LOG_LEVEL: "silent", NODE_OPTIONS: nodeOptions },
 });
 try {
   if (updateDir) {
-    while (runtime.initMs() === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    process.env.LOG_LEVEL = "silent";
-    const { pathToFileURL } = await import("node:url");
+    for (let i = 0; i < 9_000 && runtime.initMs() === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const { handler } = await import(pathToFileURL(`${updateDir}/index.mjs`).href);
-    const retitled = await handler(
-      apiEvent({ method: "PUT", postId: 1, body: { title: "retitled before the first list" } }),
-    );
+    const title = "retitled before the first list";
+    const retitled = await handler(apiEvent({ method: "PUT", postId: 1, body: { title } }));
     if (retitled.statusCode !== 200) throw new Error(`the update answered ${retitled.statusCode}`);
   }
   // The first invocation of a new instance: its init (which reads the whole list), then the list.
   const plain = await runtime.invoke(apiEvent({ method: "GET" }), { timeoutMs: 180_000 });
   if (plain.kind !== "streamed" || !plain.complete || plain.prelude?.statusCode !== 200) {
-    throw new Error(
-      `the list did not stream whole: ${JSON.stringify({ ...plain, raw: undefined, body: undefined })}`,
-    );
+    const shown = JSON.stringify({ ...plain, raw: undefined, body: undefined });
+    throw new Error(`the list did not stream whole: ${shown}`);
   }
   const afterList = runtime.memory().peakRssBytes;
-  const posts = JSON.parse(plain.body.toString("utf8")).length;
-  const zipped = await runtime.invoke(
-    apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
-  );
-  const gzipBytes = zipped.kind === "streamed" ? zipped.body.length : NaN;
-  // After a write, the window runs to the gzipped list's end; else the first list's.
-  const peakRssBytes = updateDir ? runtime.memory().peakRssBytes : afterList;
-  process.stdout.write(
-    `${JSON.stringify({
-      posts,
-      jsonBytes: plain.body.length,
-      gzipBytes,
-      peakRssBytes,
-      initMs: runtime.initMs(),
-      firstByteMs: plain.firstByteMs,
-      totalMs: plain.totalMs,
-      gzipTotalMs: zipped.totalMs,
-    })}\n`,
-  );
+  const gzip = { "accept-encoding": "gzip" };
+  const zipped = await runtime.invoke(apiEvent({ method: "GET", headers: gzip }));
+  const report = {
+    posts: JSON.parse(plain.body.toString("utf8")).length,
+    jsonBytes: plain.body.length,
+    gzipBytes: zipped.kind === "streamed" ? zipped.body.length : NaN,
+    // After a write, the window runs to the gzipped list's end; else the first list's.
+    peakRssBytes: updateDir ? runtime.memory().peakRssBytes : afterList,
+    initMs: runtime.initMs(),
+    firstByteMs: plain.firstByteMs,
+    totalMs: plain.totalMs,
+    gzipTotalMs: zipped.totalMs,
+  };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
 } finally {
   await runtime.stop();
 }

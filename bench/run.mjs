@@ -11,12 +11,10 @@ import { SetupError, requireJava } from "../scripts/lib/setup-checks.mjs";
 import { buildBundles, bundleRows, withoutPluginsNote } from "./bundles.mjs";
 import { coldStart, firstInvokeRows } from "./cold-start.mjs";
 import { LIMITS, benchDir, importFloor, prepareTables, staging } from "./context.mjs";
-import { list } from "./list.mjs";
+import { list, listStream } from "./list.mjs";
 import { listCache } from "./list-cache.mjs";
-import { listStream } from "./list-stream.mjs";
-import { throughput } from "./throughput.mjs";
-import { benchStarted, formatTable, log, runningChildren } from "./util.mjs";
-import { warm } from "./warm.mjs";
+import { benchStarted, formatTable, log, ratioRow, runningChildren } from "./util.mjs";
+import { throughput, warm } from "./warm.mjs";
 
 // The sections run on DynamoDB Local, in this order, each kept in results.json under its key.
 // listCache after list: it retitles post 1 of the 10,000-post table.
@@ -55,88 +53,50 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
   });
 }
 
-/** Whether a process is still there (signal 0 only asks). */
-function running(/** @type {number | undefined} */ pid) {
+/** Builds, measures every section (or those `only` names), prints the table; its exit code. */
+async function measureAll(/** @type {string[] | undefined} */ only) {
+  log("building bundles");
+  const bundles = await buildBundles();
+  /** @type {Record<string, any>} */
+  const results = { bundles };
+  /** @type {import("./context.mjs").AnyRow[]} */
+  const rows = bundleRows(bundles);
+  log("starting DynamoDB Local");
+  if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
+  const { endpoint } = await (db = startDynamoDbLocal());
+  const floor = await importFloor(endpoint);
   try {
-    return pid !== undefined && process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The whole run: builds, measures every section (or those `only` names), prints the table; its
- * exit code.
- * @param {string[] | undefined} only
- */
-async function main(only) {
-  // Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
-  try {
-    requireJava();
-  } catch (error) {
-    throw new StopError(error instanceof SetupError ? error.message : String(error));
-  }
-  // Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-  let exitCode = 1;
-  try {
-    log("building bundles");
-    const bundles = await buildBundles();
-    /** @type {Record<string, unknown>} */
-    const results = { bundles };
-    const rows = bundleRows(bundles);
-    log("starting DynamoDB Local");
-    if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
-    const { endpoint, pid } = await (db = startDynamoDbLocal());
-    const floor = await importFloor(endpoint);
-    try {
-      await prepareTables(endpoint, floor);
-      const ctx = { endpoint, floor, handlers: {} };
-      for (const [key, section] of Object.entries(SECTIONS)) {
-        if (only && !only.includes(key)) continue;
-        log(section.title);
-        results[key] = await section.measure(ctx);
-        rows.push(...section.rows(results[key]));
-      }
-      if (!only) {
-        // @ts-expect-error: each section's result has its own shape
-        rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
-      }
-    } finally {
-      floor.destroy();
+    await prepareTables(endpoint, floor);
+    const ctx = { endpoint, floor, handlers: {} };
+    for (const [key, section] of Object.entries(SECTIONS)) {
+      if (only && !only.includes(key)) continue;
+      log(section.title);
+      results[key] = await section.measure(ctx);
+      rows.push(...section.rows(results[key]));
     }
-    await cleanup();
-    const javaLeft = running(pid);
-    const wallSeconds = (performance.now() - benchStarted) / 1000;
-    const met = rows.filter((row) => row.met).length;
-    const targeted = rows.filter((row) => row.met !== undefined).length;
-    console.log(`${formatTable(rows)}\n${withoutPluginsNote(bundles)}\n`);
-    console.log(
-      `${met}/${targeted} targets met; bench wall time ${wallSeconds.toFixed(1)} s; ` +
-        `DynamoDB Local ${javaLeft ? "STILL RUNNING" : "stopped"}.`,
-    );
+    if (!only) rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
+  } finally {
+    floor.destroy();
+  }
+  await cleanup(); // stops DynamoDB Local and waits for it to exit
+  const wallSeconds = (performance.now() - benchStarted) / 1000;
+  const table = rows.map((row) => (Array.isArray(row) ? ratioRow(...row) : row));
+  const met = table.filter((row) => row.met).length;
+  const targeted = table.filter((row) => row.met !== undefined).length;
+  console.log(`${formatTable(table)}\n${withoutPluginsNote(bundles)}\n`);
+  const wall = `bench wall time ${wallSeconds.toFixed(1)} s`;
+  console.log(`${met}/${targeted} targets met; ${wall}; DynamoDB Local stopped.`);
+  if (!only) {
     const about = {
       date: new Date().toISOString(),
       node: process.version,
       cpus: availableParallelism(),
     };
-    const json = JSON.stringify(
-      { ...about, wallSeconds, limits: LIMITS, ...results, rows },
-      null,
-      2,
-    );
-    if (!only) {
-      await writeFile(`${benchDir}/results.json`, `${json}\n`);
-      console.log("results written to bench/results.json");
-    }
-    exitCode = javaLeft ? 1 : 0;
-  } catch (error) {
-    // After a signal, the failure is only the section cut short.
-    if (!interrupted) throw error;
-  } finally {
-    await cleanup();
+    const json = { ...about, wallSeconds, limits: LIMITS, ...results, rows: table };
+    await writeFile(`${benchDir}/results.json`, `${JSON.stringify(json, null, 2)}\n`);
+    console.log("results written to bench/results.json");
   }
-  return exitCode;
+  return 0;
 }
 
 await runWithFlags({
@@ -149,7 +109,24 @@ await runWithFlags({
     if (unknown !== undefined) throw new StopError(`no section named ${unknown}`);
     return only;
   },
-  run: main,
+  async run(only) {
+    // Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
+    try {
+      requireJava();
+    } catch (error) {
+      throw new StopError(error instanceof SetupError ? error.message : String(error));
+    }
+    // Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+    try {
+      return await measureAll(only);
+    } catch (error) {
+      if (interrupted) return 1; // after a signal, the failure is only the section cut short
+      throw error;
+    } finally {
+      await cleanup();
+    }
+  },
 });
 // Imported handler bundles keep keep-alive sockets open; the bench is done with them.
 process.exit(process.exitCode ?? 1);

@@ -1,6 +1,6 @@
 // Bench helpers: the log, filler text, statistics, timing, rounds, child processes and the table.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 
 export const benchStarted = performance.now();
 
@@ -18,27 +18,23 @@ export function filler(/** @type {number} */ seed, /** @type {number} */ length)
 
 export const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
 
-const sorted = (/** @type {number[]} */ values) => [...values].sort((a, b) => a - b);
-
 /** The q-quantile (0..1), nearest-rank; NaN for no values. */
 export function quantile(/** @type {number[]} */ values, /** @type {number} */ q) {
-  const s = sorted(values);
+  const s = values.toSorted((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
 }
 
 /** The median (the mean of the middle two for an even count); NaN for no values. */
 export function median(/** @type {number[]} */ values) {
-  const s = sorted(values);
-  const mid = s.length >> 1;
+  const [s, mid] = [values.toSorted((a, b) => a - b), values.length >> 1];
   return s.length % 2 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
 }
 
-/** The median of each field over some runs. @template {Record<string, number>} T @param {T[]} runs */
-export function medians(runs) {
-  const keys = Object.keys(runs[0] ?? {});
-  const entries = keys.map((key) => [key, median(runs.map((run) => run[key] ?? NaN))]);
-  return /** @type {T} */ (Object.fromEntries(entries));
-}
+/** The median of each field over some runs. @param {Record<string, number>[]} runs */
+export const medians = (runs) =>
+  Object.fromEntries(
+    Object.keys(runs[0] ?? {}).map((k) => [k, median(runs.map((r) => r[k] ?? NaN))]),
+  );
 
 /** The milliseconds `run` takes. */
 export async function timed(/** @type {() => Promise<unknown>} */ run) {
@@ -53,18 +49,14 @@ export async function timed(/** @type {() => Promise<unknown>} */ run) {
  */
 export async function expectStatus(handler, event, status = 200) {
   const { statusCode, body } = await handler(event);
-  if (statusCode !== status) {
-    throw new Error(
-      `${`${event.httpMethod} ${event.resource}`} answered ${statusCode}, not ${status}: ${body}`,
-    );
-  }
-  return body;
+  if (statusCode === status) return body;
+  const request = `${event.httpMethod} ${event.resource}`;
+  throw new Error(`${request} answered ${statusCode}, not ${status}: ${body}`);
 }
 
 /**
- * Runs rounds until there were `count` or `budgetMs` has passed. A round calls `task` once per item,
- * starting one item later each round, so that a drift in speed touches every item alike (with two
- * items, they alternate which goes first).
+ * Runs rounds until there were `count` or `budgetMs` has passed; each calls `task` once per item,
+ * starting one item later each round, so a drift in speed touches every item alike.
  * @template T @param {number} count @param {number} budgetMs @param {T[]} items
  * @param {(item: T, round: number) => Promise<void>} task @returns {Promise<number>} rounds run
  */
@@ -83,46 +75,36 @@ export async function rounds(count, budgetMs, items, task) {
 export const runningChildren = new Set();
 
 /**
- * Runs `node <args>` with exactly `env` (plus PATH and HOME), killed after `timeoutMs`. Returns its
- * first stdout line as JSON, and the milliseconds from just before the spawn to that line and to
- * the exit.
+ * Runs `node <args>` with exactly `env` (plus PATH and HOME), killed after `timeoutMs`; returns
+ * its first stdout line as JSON, and when it was spawned (ms since the epoch, as `performance`
+ * keeps time).
  * @param {string[]} args @param {Record<string, string>} env @param {number} timeoutMs
  */
 export async function runNode(args, env, timeoutMs, node = process.execPath) {
-  const start = performance.now();
+  const spawnedAt = performance.timeOrigin + performance.now();
   const { PATH = "", HOME = "/tmp" } = process.env;
-  const child = spawn(node, args, {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { PATH, HOME, ...env },
-  });
-  runningChildren.add(child);
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  let [firstLineMs, stdout, stderr] = [NaN, "", ""];
-  child.stdout.setEncoding("utf8").on("data", (/** @type {string} */ chunk) => {
-    stdout += chunk;
-    if (Number.isNaN(firstLineMs) && stdout.includes("\n")) firstLineMs = performance.now() - start;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr = (stderr + chunk).slice(-8_192)));
+  const options = { env: { PATH, HOME, ...env }, timeout: timeoutMs };
+  const child = promisify(execFile)(node, args, { ...options, killSignal: "SIGKILL" });
+  runningChildren.add(child.child);
   try {
-    const [code, signal] = await once(child, "close");
-    const exitMs = performance.now() - start;
-    const why = signal ? `signal ${signal}` : `code ${code}`;
-    if (code !== 0) throw new Error(`node ${args.join(" ").slice(0, 200)}: ${why}\n${stderr}`);
-    return { report: JSON.parse(stdout.split("\n")[0] ?? ""), firstLineMs, exitMs };
+    return { report: JSON.parse((await child).stdout.split("\n")[0] ?? ""), spawnedAt };
+  } catch (error) {
+    const { signal, code, stderr = "" } = /** @type {any} */ (error);
+    const how = `node ${args.join(" ").slice(0, 200)}: ${signal ?? `code ${code}`}`;
+    throw new Error(`${how}\n${String(stderr).slice(-8_192)}`);
   } finally {
-    clearTimeout(timer);
-    runningChildren.delete(child);
+    runningChildren.delete(child.child);
   }
 }
 
 /**
- * One line of the table: a measurement beside its floor, their ratio, the target as printed
- * ("<= 1.8x" or ">= 0.5x" on the ratio, "<= 300 KB" on the value, "info" for none) and whether
- * it was met.
+ * A line of the table: a measurement beside its floor, their ratio, the target as printed ("<=
+ * 1.8x" or ">= 0.5x" on the ratio, "<= 300 KB" on the value, "info" for none), whether it was met.
  * @typedef {{ metric: string, name: string, value: number, floor: number, unit: string, target: string, ratio: number, met: boolean | undefined }} Row
+ * @typedef {[metric: string, name: string, value: number, floor: number, unit: string, target?: string]} RowSpec
  */
-/** @param {string} metric @param {string} name @param {number} value @param {number} floor @param {string} unit @returns {Row} */
-export function ratioRow(metric, name, value, floor, unit, target = "info") {
+/** @param {RowSpec} spec @returns {Row} */
+export function ratioRow(...[metric, name, value, floor, unit, target = "info"]) {
   const ratio = value / floor;
   const [, op, limit = "", limitUnit] = /^([<>]=) ([\d.]+) ?(.*)$/.exec(target) ?? [];
   const measured = limitUnit === "x" ? ratio : value;
@@ -135,20 +117,18 @@ const number = (/** @type {number} */ n) =>
 
 /** The rows as a plain-text table, figures right-aligned. */
 export function formatTable(/** @type {Row[]} */ rows) {
-  const header = ["metric", "handler", "floor", "ratio", "target", "met?"];
-  const all = [header].concat(
-    rows.map(({ metric, name, value, floor, unit, ratio, target, met }) => [
-      `${metric}: ${name}`,
-      `${number(value)} ${unit}`,
-      `${number(floor)} ${unit}`,
-      `${ratio.toFixed(2)}x`,
-      target,
-      met === undefined ? "" : met ? "yes" : "NO",
-    ]),
+  const cells = rows.map((r) =>
+    [`${r.metric}: ${r.name}`, `${number(r.value)} ${r.unit}`].concat(
+      `${number(r.floor)} ${r.unit}`,
+      `${r.ratio.toFixed(2)}x`,
+      r.target,
+      r.met === undefined ? "" : r.met ? "yes" : "NO",
+    ),
   );
-  const widths = header.map((_, i) => Math.max(...all.map((cells) => cells[i]?.length ?? 0)));
+  const all = [["metric", "handler", "floor", "ratio", "target", "met?"], ...cells];
+  const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0))) ?? [];
   const pad = (/** @type {string} */ text, /** @type {number} */ i) =>
     i >= 1 && i <= 3 ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
-  const [head = "", ...body] = all.map((cells) => cells.map(pad).join(" | "));
+  const [head = "", ...body] = all.map((row) => row.map(pad).join(" | "));
   return [head, widths.map((w) => "-".repeat(w)).join("-|-"), ...body].join("\n");
 }
