@@ -39,12 +39,18 @@ export function differences(
   });
 }
 
-/** A post the target holds that is not the source's. @returns {Result} */
-const conflict = (/** @type {number} */ id, /** @type {string[]} */ differ) => ({
-  outcome: "conflict",
-  id,
-  reason: `the target's post differs in ${differ.join(", ")}`,
-});
+/**
+ * What a post the target holds under this id means: a conflict when it differs, else already
+ * there, or created when this run's create made it (its answer lost: a 5xx, a cut connection).
+ * @param {number} id @param {string[]} differ @returns {Result}
+ */
+function found(id, differ, created = false) {
+  if (differ.length === 0) return { outcome: created ? "created" : "already there", id };
+  return { outcome: "conflict", id, reason: `the target's post differs in ${differ.join(", ")}` };
+}
+
+/** @param {number} id @param {string} reason @returns {Result} */
+const failed = (id, reason) => ({ outcome: "failed", id, reason });
 
 /**
  * Runs `work` over `items` with at most `concurrency` at once. A failure stops every lane from
@@ -72,15 +78,13 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   const target = await connect(to, { token, name: "The target" });
   const clock = clockOf(options.toZone);
   /** @type {Result[]} */
-  const results = source.failed.map(({ id, reason }) => ({ outcome: "failed", id, reason }));
+  const results = source.failed.map(({ id, reason }) => failed(id, reason));
   if (options.dryRun) {
     // What a copy would do, from the target's list: nothing is written.
-    const found = await compare(source, target, clock);
+    const there = await compare(source, target, clock);
     for (const { id } of source.posts) {
-      const differ = found.get(id);
-      if (!differ) results.push({ outcome: "created", id });
-      else
-        results.push(differ.length > 0 ? conflict(id, differ) : { outcome: "already there", id });
+      const differ = there.get(id);
+      results.push(differ ? found(id, differ) : { outcome: "created", id });
     }
     return { results, target };
   }
@@ -91,42 +95,31 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     try {
       const read = await using(target, (blog) => blog.getPost(id));
       if (read.notModified) throw new Error("a read without If-None-Match answered 304");
-      const differ = differences(post, read.post, clock);
-      if (differ.length > 0) return conflict(id, differ);
-      // A create this run sent whose answer was lost (a 5xx, a cut connection) counts as created.
-      return { outcome: tried ? "created" : "already there", id };
+      return found(id, differences(post, read.post, clock), tried);
     } catch (error) {
       if (isAnswer(error, 404)) return undefined; // deleted meanwhile: create it again
-      return { outcome: "failed", id, reason: reasonOf(error) };
+      return failed(id, reasonOf(error));
     }
   };
 
   /** @returns {Promise<Result>} */
   const copyOne = async (/** @type {SourcePost} */ post) => {
     const { id } = post;
+    const body = { ...post, created_at: utc(post.created_at), updated_at: utc(post.updated_at) };
     for (let round = 0; round < 3; round++) {
       const before = target.retries;
       try {
         // One Idempotency-Key per create, kept on its retries: a create whose answer was lost
         // is answered again rather than refused as a taken id.
-        const body = {
-          ...post,
-          created_at: utc(post.created_at),
-          updated_at: utc(post.updated_at),
-        };
         await using(target, (blog) => blog.createPost(body));
         return { outcome: "created", id };
       } catch (error) {
-        if (!isAnswer(error, 409)) return { outcome: "failed", id, reason: reasonOf(error) };
+        if (!isAnswer(error, 409)) return failed(id, reasonOf(error));
       }
       const resolved = await resolveTaken(post, round > 0 || target.retries > before);
       if (resolved) return resolved;
     }
-    return {
-      outcome: "failed",
-      id,
-      reason: "created and deleted again on the target, three times",
-    };
+    return failed(id, "created and deleted again on the target, three times");
   };
 
   // One call sent once, so that a target nothing answers on stops the run at once, rather than

@@ -141,11 +141,6 @@ function checkFields(/** @type {any} */ post, /** @type {string} */ label) {
       throw new StopError(`${label}${id} has a ${key} that is neither text nor null`);
     }
   }
-  return /** @type {ShownPost} */ ({
-    id: post.id,
-    title: post.title,
-    content: post.content,
-    created_at: post.created_at,
-    updated_at: post.updated_at,
-  });
+  const { title, content, created_at, updated_at } = /** @type {ShownPost} */ (post);
+  return { id: /** @type {number} */ (post.id), title, content, created_at, updated_at };
 }
