@@ -12,11 +12,11 @@ import {
 
 const USAGE = `Usage: npm run smoke -- [options]
 
-Checks a running service of this API end to end, one line per step: create (201, Location, the
-five keys), timestamps (YYYY-DD-MM HH:MM:SS, now in the service's zone), get, list, ETag and 304,
-gzip, a partial update, an Idempotency-Key replay, 400s for bad input, delete (204 twice), 404
-after it, when writes need a token 401 without one, and with --origin the CORS answers. Every post it made is deleted at the end,
-also when a step fails or the run is interrupted.
+Checks a running service of this API end to end, one line per step: auth (401 without a token
+when writes need one), create, timestamps (YYYY-DD-MM HH:MM:SS, now in the service's zone), get,
+list, ETag and 304, gzip, update, an Idempotency-Key replay, bad input, delete, 404 after it, and
+with --origin CORS (docs/deploying.md says what each expects). Every post it made is deleted at
+the end, also when a step fails or the run is interrupted.
 
 Options:
   --url URL          the service (default http://localhost:$PORT, 3000
