@@ -115,10 +115,8 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
   while (!answer) {
     answer = await fetch(TokenEndpoint, {
       method: "POST",
-      headers: {
-        authorization: `Basic ${basic}`,
-        "content-type": "application/x-www-form-urlencoded",
-      },
+      // A form body: fetch sends it as application/x-www-form-urlencoded.
+      headers: { authorization: `Basic ${basic}` },
       body: new URLSearchParams({ grant_type: "client_credentials", scope: WriteScope }),
       signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
     }).catch(async (/** @type {Error} */ error) => {
@@ -136,5 +134,5 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
       `the token endpoint answered ${answer.status}: ${body.error ?? "no access_token"}`,
     );
   }
-  return /** @type {string} */ (body.access_token);
+  return body.access_token;
 }
