@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+import { runWithFlags } from "./lib/cli.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -65,6 +66,11 @@ export class EventStreamSerde {
 }
 `;
 
+const REPLACEMENTS = {
+  "env-only-credentials": ENV_ONLY_CREDENTIALS,
+  "no-event-streams": NO_EVENT_STREAMS,
+};
+
 /** Marks the resolutions a plugin asks esbuild for itself, so it does not answer them again. */
 const OWN_LOOKUP = Symbol("own lookup");
 
@@ -76,34 +82,30 @@ const OWN_LOOKUP = Symbol("own lookup");
 const lambdaOnly = {
   name: "lambda-only",
   setup(build) {
+    /** A module of this plugin's own (REPLACEMENTS), its imports resolved from `resolveDir`. */
+    const replaced = (
+      /** @type {keyof REPLACEMENTS} */ path,
+      /** @type {string} */ resolveDir,
+    ) => ({
+      path,
+      namespace: "lambda-only",
+      pluginData: resolveDir,
+    });
     build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, async (args) => {
       if (args.pluginData === OWN_LOOKUP) return undefined;
       // The replacement's imports resolve from where the original's would.
-      const original = await build.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: OWN_LOOKUP,
-      });
+      const { kind, importer, resolveDir } = args;
+      const options = { kind, importer, resolveDir, pluginData: OWN_LOOKUP };
+      const original = await build.resolve(args.path, options);
       if (original.errors.length > 0) return { errors: original.errors };
-      return {
-        path: "env-only-credentials",
-        namespace: "lambda-only",
-        pluginData: { contents: ENV_ONLY_CREDENTIALS, resolveDir: dirname(original.path) },
-      };
+      return replaced("env-only-credentials", dirname(original.path));
     });
     build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) =>
-      args.kind === "dynamic-import"
-        ? {
-            path: "no-event-streams",
-            namespace: "lambda-only",
-            pluginData: { contents: NO_EVENT_STREAMS, resolveDir: args.resolveDir },
-          }
-        : undefined,
+      args.kind === "dynamic-import" ? replaced("no-event-streams", args.resolveDir) : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "lambda-only" }, (args) => ({
-      contents: args.pluginData.contents,
-      resolveDir: args.pluginData.resolveDir,
+      contents: REPLACEMENTS[/** @type {keyof REPLACEMENTS} */ (args.path)],
+      resolveDir: args.pluginData,
       loader: "js",
     }));
     build.onLoad(
@@ -172,6 +174,13 @@ export function bundleProblems(name, metafile) {
   ];
 }
 
+/** esbuild's options for one handler's bundle, `outdir`/<name>/index.mjs. */
+const handlerOptions = (/** @type {string} */ name, /** @type {string} */ outdir) => ({
+  ...bundleOptions,
+  entryPoints: { index: `${root}/handlers/${name}.ts` },
+  outdir: `${outdir}/${name}`,
+});
+
 /**
  * Builds every handler into `outdir`/<name>/index.mjs, and fails if a bundle has a problem
  * (bundleProblems): every build checks, so the tests' and a deployment's bundles are held to it.
@@ -179,14 +188,7 @@ export function bundleProblems(name, metafile) {
  */
 export async function build({ outdir = `${root}/dist` } = {}) {
   const results = await Promise.all(
-    handlerNames.map((name) =>
-      esbuild.build({
-        ...bundleOptions,
-        entryPoints: { index: `${root}/handlers/${name}.ts` },
-        outdir: `${outdir}/${name}`,
-        metafile: true,
-      }),
-    ),
+    handlerNames.map((name) => esbuild.build({ ...handlerOptions(name, outdir), metafile: true })),
   );
   const problems = results.flatMap((result, i) =>
     bundleProblems(handlerNames[i] ?? "", /** @type {esbuild.Metafile} */ (result.metafile)),
@@ -204,20 +206,11 @@ export async function watch({ outdir = `${root}/dist`, onBuilt } = {}) {
   /** @type {esbuild.Plugin} */
   const notify = {
     name: "notify",
-    setup(build) {
-      build.onEnd((result) => {
-        if (result.errors.length === 0) onBuilt?.();
-      });
-    },
+    setup: (build) => build.onEnd((result) => void (result.errors.length === 0 && onBuilt?.())),
   };
   const contexts = await Promise.all(
     handlerNames.map((name) =>
-      esbuild.context({
-        ...bundleOptions,
-        plugins: [...(bundleOptions.plugins ?? []), notify],
-        entryPoints: { index: `${root}/handlers/${name}.ts` },
-        outdir: `${outdir}/${name}`,
-      }),
+      esbuild.context({ ...handlerOptions(name, outdir), plugins: [lambdaOnly, notify] }),
     ),
   );
   await Promise.all(contexts.map((context) => context.rebuild()));
@@ -226,7 +219,6 @@ export async function watch({ outdir = `${root}/dist`, onBuilt } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { runWithFlags } = await import("./lib/cli.mjs");
   await runWithFlags({
     name: "build",
     usage: `Usage: npm run build

@@ -3,8 +3,8 @@
 // when writes are open on purpose; with an issuer of your own, it prints the smoke command instead.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { importWithPackages, runWithFlags } from "./lib/cli.mjs";
-import { hasUserPool } from "./lib/stack-outputs.mjs";
+import { runWithFlags } from "./lib/cli.mjs";
+import { hasUserPool, requireCredentials, stackOutputs, writerToken } from "./lib/stage.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
@@ -29,15 +29,6 @@ Options (all but --no-smoke pass through to serverless deploy):
 Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 when the
 smoke check fails (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
 outputs or token cannot be read.`;
-
-const FLAGS = /** @type {const} */ ({
-  stage: { type: "string", short: "s", default: "dev" },
-  region: { type: "string", short: "r", default: "us-east-1" },
-  "aws-profile": { type: "string" },
-  force: { type: "boolean" },
-  verbose: { type: "boolean" },
-  "no-smoke": { type: "boolean", default: false },
-});
 
 /**
  * What to do after a deploy: run the smoke (with a token from the pool, or with none), or print
@@ -68,38 +59,31 @@ export function smokePlan(outputs, env) {
  * @param {NodeJS.ProcessEnv} env
  */
 export function smokeOrigin(env) {
-  const [first] = (env.CORS_ORIGINS ?? "")
+  const first = (env.CORS_ORIGINS ?? "")
     .split(",")
     .map((origin) => origin.trim())
-    .filter(Boolean);
-  if (first === undefined) return undefined;
+    .find(Boolean);
   return first === "*" ? "https://any-origin.example" : first;
 }
 
-/** Runs a command with this terminal; resolves with its exit code. */
-function run(/** @type {string} */ command, /** @type {string[]} */ args) {
+/** Runs a script of this repository with node and this terminal; resolves with its exit code. */
+function node(/** @type {string[]} */ args) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: "inherit" });
+    const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
     child.once("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : 1)));
   });
 }
 
-/**
- * @param {{ values: import("./lib/cli.mjs").FlagValues, argv: string[] }} line
- */
+/** @param {{ values: import("./lib/cli.mjs").FlagValues, argv: string[] }} line */
 async function deploy({ values, argv }) {
   const where = { stage: values.stage, region: values.region };
   const args = argv.filter((arg) => arg !== "--no-smoke");
-  /** @type {typeof import("./lib/stage.mjs")} */
-  const { requireCredentials, stackOutputs, writerToken } = await importWithPackages(
-    new URL("./lib/stage.mjs", import.meta.url).href,
-  );
   if (values["aws-profile"]) process.env.AWS_PROFILE = values["aws-profile"];
   // As npm run token does: without credentials, one line now rather than after the build.
   await requireCredentials(where.region);
-  const built = await run(process.execPath, ["scripts/build.mjs"]);
+  const built = await node(["scripts/build.mjs"]);
   if (built !== 0) return built;
-  const deployed = await run(process.execPath, [serverlessBin, "deploy", ...args]);
+  const deployed = await node([serverlessBin, "deploy", ...args]);
   if (deployed !== 0 || values["no-smoke"]) return deployed;
 
   const outputs = await stackOutputs(where);
@@ -115,7 +99,7 @@ async function deploy({ values, argv }) {
     smokeArgs.push("--token", await writerToken(outputs, where, { patienceMs: 90_000 }));
   }
   console.log(`Checking the new stage: npm run smoke -- --url ${outputs.ServiceEndpoint}`);
-  const checked = await run(process.execPath, smokeArgs);
+  const checked = await node(smokeArgs);
   if (checked !== 0) console.error("deploy: the stage is deployed, but its smoke check failed");
   return checked === 0 ? 0 : 1;
 }
@@ -127,7 +111,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     {
       name: "deploy",
       usage: USAGE,
-      flags: FLAGS,
+      flags: {
+        stage: { type: "string", short: "s", default: "dev" },
+        region: { type: "string", short: "r", default: "us-east-1" },
+        "aws-profile": { type: "string" },
+        force: { type: "boolean" },
+        verbose: { type: "boolean" },
+        "no-smoke": { type: "boolean", default: false },
+      },
       read: (values) => ({ values, argv }),
       run: deploy,
     },

@@ -2,8 +2,7 @@
 // scripts are inlined (--inlineBundle) rather than loaded from Redocly's CDN, so the page opens
 // from disk with no network; redocly.yaml turns Redocly's telemetry off, so the build needs none.
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -17,29 +16,22 @@ const redocly = `${root}node_modules/@redocly/cli/bin/cli.js`;
 export const referencePage = `${root}dist/reference/index.html`;
 
 /**
- * The contract as the page shows it: its operations without their one tag, so that Redoc lists
- * the five at the top of its menu, open, instead of inside a collapsed "posts" group.
- * @param {string} text the contract's YAML
- */
-export async function pageContract(text) {
-  const { parse } = await import("yaml");
-  const contract = parse(text);
-  delete contract.tags;
-  for (const item of Object.values(contract.paths ?? {})) {
-    for (const operation of Object.values(item)) delete operation.tags;
-  }
-  return contract;
-}
-
-/**
- * Builds the reference for the contract at `contract` into `output`. Redocly's own output (a
- * banner on some Node versions, progress lines) is shown only when the build fails.
+ * Builds the reference for the contract at `contract` into `output`. The page shows the contract
+ * without its operations' one tag, so that Redoc lists the five at the top of its menu, open,
+ * instead of inside a collapsed "posts" group. Redocly's own output (a banner on some Node
+ * versions, progress lines) is shown only when the build fails.
  */
 export async function buildReference(output = referencePage, contract = `${root}openapi.yaml`) {
+  const { parse } = await import("yaml");
+  const shown = parse(await readFile(contract, "utf8"));
+  delete shown.tags;
+  for (const item of Object.values(shown.paths ?? {})) {
+    for (const operation of Object.values(item)) delete operation.tags;
+  }
   const scratch = await mkdtemp(join(tmpdir(), "reference-"));
-  const shown = join(scratch, "openapi.json");
-  await writeFile(shown, JSON.stringify(await pageContract(readFileSync(contract, "utf8"))));
-  const args = [redocly, "build-docs", shown, "--inlineBundle", "--output", output];
+  const file = join(scratch, "openapi.json");
+  await writeFile(file, JSON.stringify(shown));
+  const args = [redocly, "build-docs", file, "--inlineBundle", "--output", output];
   try {
     await promisify(execFile)(process.execPath, args, { cwd: root, timeout: 60_000 });
   } catch (error) {
@@ -53,7 +45,10 @@ export async function buildReference(output = referencePage, contract = `${root}
   return output;
 }
 
-const USAGE = `Usage: npm run docs -- [options]
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runWithFlags({
+    name: "docs",
+    usage: `Usage: npm run docs -- [options]
 
 Writes the API reference, one self-contained HTML page built from openapi.yaml by Redocly's CLI,
 that opens from disk with no network.
@@ -62,15 +57,9 @@ Options:
   --out FILE   where to write it (default dist/reference/index.html)
   -h, --help   this text
 
-Exit codes: 0 written; 2 a bad option, or Redocly could not build it (its output follows).`;
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await runWithFlags({
-    name: "docs",
-    usage: USAGE,
+Exit codes: 0 written; 2 a bad option, or Redocly could not build it (its output follows).`,
     flags: { out: { type: "string", default: referencePage } },
-    read: (values) => /** @type {string} */ (values.out),
-    async run(out) {
+    async run({ out }) {
       const page = await buildReference(out).catch((/** @type {Error} */ error) => {
         throw new StopError(error.message);
       });

@@ -2,7 +2,8 @@
 // with an offset, so it means the same instants in any zone. See docs/migrating.md.
 import { writeFile } from "node:fs/promises";
 import { runWithFlags, tokenFlag, urlFlag } from "./lib/cli.mjs";
-import { readSource } from "./lib/migration/source.mjs";
+import { ZonedClock, isoWithOffset } from "./lib/zoned-time.mjs";
+import { ambiguousLine, readSource } from "./lib/migration/source.mjs";
 
 const USAGE = `Usage: npm run export -- [options]
 
@@ -25,14 +26,11 @@ with one line saying why.`;
 /** @param {{ from: string, zone: string, out?: string, token?: string }} options */
 async function run(options) {
   const source = await readSource(options.from, { zone: options.zone, token: options.token });
-  const { ZonedClock, isoWithOffset } = await import("./lib/zoned-time.mjs");
   const clock = new ZonedClock(options.zone);
   const iso = (/** @type {number | null} */ instant) =>
     instant === null ? null : isoWithOffset(clock, instant);
   const posts = source.posts.map((post) => ({
-    id: post.id,
-    title: post.title,
-    content: post.content,
+    ...post,
     created_at: iso(post.created_at),
     updated_at: iso(post.updated_at),
   }));
@@ -42,11 +40,7 @@ async function run(options) {
   else process.stdout.write(text);
   const where = options.out ?? "standard output";
   console.error(`exported ${posts.length} posts from ${source.source} to ${where}`);
-  if (source.ambiguous.length > 0) {
-    console.error(
-      `ambiguous local times (the earlier instant taken): ${source.ambiguous.length} (ids ${source.ambiguous.join(", ")})`,
-    );
-  }
+  if (source.ambiguous.length > 0) console.error(ambiguousLine(source.ambiguous));
   for (const { id, reason } of source.failed) console.error(`  not exported #${id}: ${reason}`);
   return source.failed.length === 0 ? 0 : 1;
 }

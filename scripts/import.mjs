@@ -2,7 +2,7 @@
 // this API with the same ids and instants; resumable by running it again. See docs/migrating.md.
 import { StopError, runWithFlags, tokenFlag, urlFlag } from "./lib/cli.mjs";
 import { copyPosts, verify } from "./lib/migration/copy.mjs";
-import { readSource } from "./lib/migration/source.mjs";
+import { ambiguousLine, readSource } from "./lib/migration/source.mjs";
 
 const USAGE = `Usage: npm run import -- --from URL|FILE [options]
 
@@ -53,55 +53,32 @@ function readOptions(values) {
   };
 }
 
-/** Up to ten ids, for a summary line; the rest counted. */
-const idList = (/** @type {number[]} */ ids) =>
-  ids.length === 0
-    ? ""
-    : ` (ids ${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ` and ${ids.length - 10} more` : ""})`;
-
-/** The summary's lines, and whether every post landed. */
-function summarize(
-  /** @type {import("./lib/migration/copy.mjs").Result[]} */ results,
-  /** @type {number[]} */ ambiguous,
-  /** @type {boolean} */ dryRun,
-) {
-  const count = (/** @type {string} */ outcome) => results.filter((r) => r.outcome === outcome);
+/** @param {ReturnType<typeof readOptions>} options */
+async function run(options) {
+  const source = await readSource(options.from, { zone: options.fromZone });
+  const total = source.posts.length + source.failed.length;
+  console.error(`${total} posts read from ${source.source}`);
+  const { results, target } = await copyPosts(source, options);
   const [created, there, conflicts, failed] = [
     "created",
     "already there",
     "conflict",
     "failed",
-  ].map(count);
-  const lines = [
-    `${dryRun ? "would create" : "created"}: ${created?.length}`,
-    `already there: ${there?.length}`,
-    `conflicts: ${conflicts?.length}`,
-    `failed: ${failed?.length}`,
-    `ambiguous local times (the earlier instant taken): ${ambiguous.length}${idList(ambiguous)}`,
-  ];
-  for (const r of [...(conflicts ?? []), ...(failed ?? [])].sort((a, b) => a.id - b.id)) {
-    lines.push(`  ${r.outcome} #${r.id}: ${r.reason}`);
-  }
-  return { lines, complete: conflicts?.length === 0 && failed?.length === 0 };
-}
-
-/** @param {ReturnType<typeof readOptions>} options */
-async function run(options) {
-  const source = await readSource(options.from, { zone: options.fromZone });
-  console.error(`${source.posts.length + source.failed.length} posts read from ${source.source}`);
-  const { results, target } = await copyPosts(source, options);
-  const summary = summarize(results, source.ambiguous, options.dryRun);
-  for (const line of summary.lines) console.log(line);
+  ].map((outcome) => results.filter((result) => result.outcome === outcome));
+  console.log(`${options.dryRun ? "would create" : "created"}: ${created?.length}`);
+  console.log(`already there: ${there?.length}\nconflicts: ${conflicts?.length}`);
+  console.log(`failed: ${failed?.length}\n${ambiguousLine(source.ambiguous)}`);
+  const unlanded = [...(conflicts ?? []), ...(failed ?? [])].sort((a, b) => a.id - b.id);
+  for (const { outcome, id, reason } of unlanded) console.log(`  ${outcome} #${id}: ${reason}`);
   if (options.dryRun) {
     console.log("dry run: nothing was written");
-    return summary.complete ? 0 : 1;
+    return unlanded.length === 0 ? 0 : 1;
   }
   const mismatched = await verify(source, target, options.toZone);
-  const total = source.posts.length + source.failed.length;
   console.log(`verified ${source.posts.length - mismatched.length} of ${total}`);
-  for (const m of mismatched) console.log(`  not verified #${m.id}: ${m.reason}`);
+  for (const { id, reason } of mismatched) console.log(`  not verified #${id}: ${reason}`);
   if (target.retries > 0) console.error(`(${target.retries} requests retried)`);
-  return summary.complete && mismatched.length === 0 && source.failed.length === 0 ? 0 : 1;
+  return unlanded.length === 0 && mismatched.length === 0 && source.failed.length === 0 ? 0 : 1;
 }
 
 process.once("SIGINT", () => {

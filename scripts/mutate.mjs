@@ -2,6 +2,7 @@
 // one is named. It runs on the Lambda runtime's Node, which StrykerJS 10 needs (Node 22+), and
 // prints each file's mutation score; the full reports go to reports/mutation/.
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installRuntimeNode } from "./runtime-node.mjs";
@@ -21,20 +22,10 @@ Options:
 
 Exit codes: 0 every layer's run passed; 1 one did not; 2 a bad layer, or no Java for storage.`;
 
-/** The layers named on the command line (both when none is), checked. */
-function readLayers(/** @type {string[]} */ asked) {
-  const unknown = asked.filter((layer) => !LAYERS.includes(layer));
-  if (unknown.length > 0) {
-    throw new StopError(
-      `unknown layer ${unknown.join(", ")}: name pure, storage or neither (both)`,
-    );
-  }
-  return asked.length > 0 ? asked : LAYERS;
-}
-
 const root = fileURLToPath(new URL("..", import.meta.url));
 // The package exports no path to its CLI, so it is named by its place in node_modules.
 const stryker = join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js");
+
 /**
  * Runs Stryker for one layer in a process group of its own, and ends that whole group when it
  * is done or this script is stopped: Stryker's test runners, their test processes and the
@@ -43,18 +34,11 @@ const stryker = join(root, "node_modules", "@stryker-mutator", "core", "bin", "s
  * @param {string} layer
  * @returns {Promise<number | null>} the exit code
  */
-function runLayer(node, layer) {
-  const child = spawn(node, [stryker, "run"], {
-    cwd: root,
-    stdio: "inherit",
-    detached: true,
-    // The runtime's Node first on PATH, so the test processes Stryker starts run on it too.
-    env: {
-      ...process.env,
-      MUTATE_LAYER: layer,
-      PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`,
-    },
-  });
+async function runLayer(node, layer) {
+  // The runtime's Node first on PATH, so the test processes Stryker starts run on it too.
+  const PATH = `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`;
+  const env = { ...process.env, MUTATE_LAYER: layer, PATH };
+  const child = spawn(node, [stryker, "run"], { cwd: root, stdio: "inherit", detached: true, env });
   const endGroup = () => {
     try {
       if (child.pid) process.kill(-child.pid, "SIGKILL");
@@ -67,27 +51,30 @@ function runLayer(node, layer) {
     process.exit(130);
   };
   process.once("SIGINT", stop).once("SIGTERM", stop);
-  return new Promise((resolve) =>
-    child.once("exit", (code) => {
-      process.off("SIGINT", stop).off("SIGTERM", stop);
-      endGroup();
-      resolve(code);
-    }),
-  );
+  const [code] = await once(child, "exit");
+  process.off("SIGINT", stop).off("SIGTERM", stop);
+  endGroup();
+  return code;
 }
 
 await runWithFlags({
   name: "mutate",
   usage: USAGE,
   positionals: true,
-  read: (_values, positionals) => readLayers(positionals),
+  read(_values, asked) {
+    const unknown = asked.filter((layer) => !LAYERS.includes(layer));
+    if (unknown.length > 0) {
+      throw new StopError(
+        `unknown layer ${unknown.join(", ")}: name pure, storage or neither (both)`,
+      );
+    }
+    return asked.length > 0 ? asked : LAYERS;
+  },
   async run(layers) {
-    if (layers.includes("storage")) {
-      try {
-        requireJava();
-      } catch (error) {
-        throw new StopError(error instanceof SetupError ? error.message : String(error));
-      }
+    try {
+      if (layers.includes("storage")) requireJava();
+    } catch (error) {
+      throw new StopError(error instanceof SetupError ? error.message : String(error));
     }
     const node = installRuntimeNode();
     let failed = false;

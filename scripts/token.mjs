@@ -1,6 +1,7 @@
 // `npm run token`: an access token for a stage's machine client (AUTH_USER_POOL=true), printed
 // alone on standard output, ready for `Authorization: Bearer`. See docs/deploying.md.
-import { importWithPackages, runWithFlags } from "./lib/cli.mjs";
+import { runWithFlags } from "./lib/cli.mjs";
+import { stackOutputs, writerToken } from "./lib/stage.mjs";
 
 const USAGE = `Usage: npm run -s token -- [options]
 
@@ -28,10 +29,6 @@ await runWithFlags({
   },
   read: (values) => ({ stage: values.stage, region: values.region }),
   async run(where) {
-    /** @type {typeof import("./lib/stage.mjs")} */
-    const { stackOutputs, writerToken } = await importWithPackages(
-      new URL("./lib/stage.mjs", import.meta.url).href,
-    );
     console.log(await writerToken(await stackOutputs(where), where));
     return 0;
   },

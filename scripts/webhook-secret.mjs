@@ -2,7 +2,8 @@
 // SSM Parameter Store (SecureString) where the delivery function reads it: made when missing,
 // rotated on request, and printed alone for the subscriber. See docs/events.md.
 import { randomBytes } from "node:crypto";
-import { StopError, importWithPackages, runWithFlags } from "./lib/cli.mjs";
+import { StopError, runWithFlags } from "./lib/cli.mjs";
+import { SERVICE, awsProblem, awsSdk } from "./lib/stage.mjs";
 
 const usage = `Usage: npm run -s webhook-secret -- --name N [--stage S] [--region R] [--rotate | --end-rotation]
 
@@ -19,9 +20,6 @@ ssm:PutParameter on that parameter.
   -h, --help       this text
 
 Exit codes: 0 the secret is printed; 2 it could not be (no credentials, a refusal), in one line.`;
-
-// The SDK's notice about Node 20 is noise for a command that prints one line.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
 const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
@@ -42,7 +40,7 @@ await runWithFlags({
     if (values.rotate && values["end-rotation"]) {
       throw new StopError("--rotate and --end-rotation are two steps: give one");
     }
-    const parameter = `/blog-post-api/${values.stage}/webhooks/${values.name}`;
+    const parameter = `/${SERVICE}/${values.stage}/webhooks/${values.name}`;
     return {
       parameter,
       region: String(values.region),
@@ -51,46 +49,32 @@ await runWithFlags({
     };
   },
   run: async ({ parameter, region, rotate, end }) => {
-    const { GetParameterCommand, PutParameterCommand, SSMClient } =
-      await importWithPackages("@aws-sdk/client-ssm");
+    /** @type {typeof import("@aws-sdk/client-ssm")} */
+    const { GetParameterCommand, PutParameterCommand, SSMClient } = await awsSdk("ssm");
     const ssm = new SSMClient({ region });
-    const write = (/** @type {string} */ value) =>
-      ssm.send(
-        new PutParameterCommand({
-          Name: parameter,
-          Value: value,
-          Type: "SecureString",
-          Overwrite: true,
-        }),
-      );
     try {
-      /** @type {string[]} */
-      let secrets = [];
-      try {
-        const { Parameter } = await ssm.send(
-          new GetParameterCommand({ Name: parameter, WithDecryption: true }),
-        );
-        secrets = String(Parameter?.Value ?? "")
-          .split(" ")
-          .filter(Boolean);
-      } catch (error) {
-        if (/** @type {Error} */ (error).name !== "ParameterNotFound") throw error;
-      }
+      const { Parameter } = await ssm
+        .send(new GetParameterCommand({ Name: parameter, WithDecryption: true }))
+        .catch((error) => {
+          if (error.name === "ParameterNotFound") return { Parameter: undefined };
+          throw error;
+        });
       // The newest secret comes first; during a rotation the old one follows it.
+      let secrets = String(Parameter?.Value ?? "")
+        .split(" ")
+        .filter(Boolean);
       const kept = secrets.join(" ");
       if (secrets.length === 0 || rotate) secrets = [newSecret(), ...secrets.slice(0, 1)];
       else if (end) secrets = secrets.slice(0, 1);
-      if (secrets.join(" ") !== kept) await write(secrets.join(" "));
+      const value = secrets.join(" ");
+      if (value !== kept) {
+        const put = { Name: parameter, Value: value, Overwrite: true };
+        await ssm.send(new PutParameterCommand({ ...put, Type: "SecureString" }));
+      }
       console.log(secrets[0]);
       return 0;
     } catch (error) {
-      const { name = "Error", message = String(error) } = /** @type {Error} */ (error);
-      if (name === "CredentialsProviderError" || /credential/i.test(message)) {
-        throw new StopError(
-          "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-        );
-      }
-      throw new StopError(`${name}: ${message}`);
+      throw awsProblem(error, region);
     } finally {
       ssm.destroy();
     }

@@ -80,12 +80,10 @@ export function readCommandLine({ flags = {}, positionals = false }, argv) {
 export async function runWithFlags(command, argv = process.argv.slice(2)) {
   const { name, usage, read = (values) => /** @type {O} */ (values), run } = command;
   await runCommand(name, async () => {
-    const line = readCommandLine(command, argv);
-    if (line.values.help) {
-      console.log(usage);
-      return 0;
-    }
-    return run(read(line.values, line.positionals));
+    const { values, positionals } = readCommandLine(command, argv);
+    if (!values.help) return run(read(values, positionals));
+    console.log(usage);
+    return 0;
   });
 }
 
@@ -101,8 +99,7 @@ export async function runCommand(
     process.exitCode = await main();
   } catch (error) {
     process.exitCode = error instanceof StopError ? error.exitCode : 1;
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`${name}: ${message}`);
+    console.error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
     if (process.env.DEBUG && !(error instanceof StopError)) console.error(error);
   }
 }
@@ -131,9 +128,7 @@ export async function importWithPackages(/** @type {string} */ url) {
  * @param {{ stream?: NodeJS.WritableStream & { isTTY?: boolean }, everyMs?: number }} [options]
  */
 export function progress(total, what, { stream = process.stderr, everyMs = 5_000 } = {}) {
-  const format = stream.isTTY
-    ? `[{bar}] {value}/{total} ${what}, ETA {eta_formatted}`
-    : `{value}/{total} ${what}, ETA {eta_formatted}`;
+  const format = `${stream.isTTY ? "[{bar}] " : ""}{value}/{total} ${what}, ETA {eta_formatted}`;
   // Loaded here, not on import: a command's --help and errors work before npm install.
   /** @type {typeof import("cli-progress")} */
   const cliProgress = createRequire(import.meta.url)("cli-progress");
@@ -142,8 +137,5 @@ export function progress(total, what, { stream = process.stderr, everyMs = 5_000
     cliProgress.Presets.shades_classic,
   );
   bar.start(total, 0);
-  return {
-    tick: (count = 1) => bar.increment(count),
-    end: () => bar.stop(),
-  };
+  return { tick: (count = 1) => bar.increment(count), end: () => bar.stop() };
 }

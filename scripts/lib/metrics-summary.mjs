@@ -3,19 +3,21 @@
 // cold starts, latency p50 and p99, and the list cache's share of lists answered from memory.
 
 /**
- * @typedef {object} FunctionSummary
- * @property {string} name the function (its `function_name`, the route's)
- * @property {number} requests
- * @property {number} clientErrors
- * @property {number} serverErrors
- * @property {number} coldStarts
- * @property {number} p50 latency in the function, ms
- * @property {number} p99
- * @property {number} fromMemory lists answered from memory
- * @property {number} scanned lists answered by a Scan
- * @property {number} idsSkipped
- * @property {number} replays Idempotency-Key replays
+ * One function's summary: its `function_name`, requests, latency in the function (ms) at p50
+ * and p99, and a sum for each of COUNTS.
+ * @typedef {{ name: string, requests: number, p50: number, p99: number } & Record<keyof typeof COUNTS, number>} FunctionSummary
  */
+
+/** The counts summed per function: the summary's name for each, and the metric it sums. */
+const COUNTS = {
+  clientErrors: "ClientErrors",
+  serverErrors: "ServerErrors",
+  coldStarts: "ColdStart",
+  fromMemory: "ListFromMemory",
+  scanned: "ListScanned",
+  idsSkipped: "IdsSkipped",
+  replays: "IdempotentReplays",
+};
 
 /** The value at quantile `q` of sorted numbers (nearest rank), or 0 for none. */
 export function quantile(/** @type {number[]} */ sorted, /** @type {number} */ q) {
@@ -24,8 +26,6 @@ export function quantile(/** @type {number[]} */ sorted, /** @type {number} */ q
   return sorted[Math.min(Math.max(rank, 1), sorted.length) - 1] ?? 0;
 }
 
-const num = (/** @type {unknown} */ value) => (typeof value === "number" ? value : 0);
-
 /**
  * Sums request lines into one summary per function, in order of first appearance. Lines
  * without metrics (`_aws`) are not requests and are left out.
@@ -33,81 +33,55 @@ const num = (/** @type {unknown} */ value) => (typeof value === "number" ? value
  * @returns {FunctionSummary[]}
  */
 export function summarizeMetrics(lines) {
-  /** @type {Map<string, FunctionSummary & { latencies: number[] }>} */
+  /** @type {Map<string, { counts: Record<string, number>, latencies: number[] }>} */
   const byFunction = new Map();
   for (const line of lines) {
     if (!line._aws || typeof line.Latency !== "number") continue;
     const name = String(line.function_name);
-    let entry = byFunction.get(name);
-    if (!entry) {
-      entry = {
-        name,
-        requests: 0,
-        clientErrors: 0,
-        serverErrors: 0,
-        coldStarts: 0,
-        p50: 0,
-        p99: 0,
-        fromMemory: 0,
-        scanned: 0,
-        idsSkipped: 0,
-        replays: 0,
-        latencies: [],
-      };
-      byFunction.set(name, entry);
-    }
-    entry.requests += 1;
+    const zeros = Object.fromEntries(Object.keys(COUNTS).map((field) => [field, 0]));
+    const entry = byFunction.get(name) ?? { counts: zeros, latencies: [] };
+    byFunction.set(name, entry);
     entry.latencies.push(line.Latency);
-    entry.clientErrors += num(line.ClientErrors);
-    entry.serverErrors += num(line.ServerErrors);
-    entry.coldStarts += num(line.ColdStart);
-    entry.fromMemory += num(line.ListFromMemory);
-    entry.scanned += num(line.ListScanned);
-    entry.idsSkipped += num(line.IdsSkipped);
-    entry.replays += num(line.IdempotentReplays);
+    for (const [field, metric] of Object.entries(COUNTS)) {
+      const value = line[metric];
+      entry.counts[field] = (entry.counts[field] ?? 0) + (typeof value === "number" ? value : 0);
+    }
   }
-  return [...byFunction.values()].map(({ latencies, ...entry }) => {
+  return [...byFunction].map(([name, { counts, latencies }]) => {
     const sorted = latencies.sort((a, b) => a - b);
-    return { ...entry, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
+    const [p50, p99] = [quantile(sorted, 0.5), quantile(sorted, 0.99)];
+    return /** @type {FunctionSummary} */ ({ name, requests: sorted.length, ...counts, p50, p99 });
   });
 }
 
-/** The summaries as a table a person reads, one function a row. */
-export function formatMetricsSummary(/** @type {FunctionSummary[]} */ summaries) {
-  const header = [
-    "function",
-    "requests",
-    "4xx",
-    "5xx",
-    "cold",
-    "p50 ms",
-    "p99 ms",
+/** The table's columns: a title, and the cell of a function's row. */
+const COLUMNS = /** @type {[string, (s: FunctionSummary) => string | number][]} */ ([
+  ["function", (s) => s.name],
+  ["requests", (s) => s.requests],
+  ["4xx", (s) => s.clientErrors],
+  ["5xx", (s) => s.serverErrors],
+  ["cold", (s) => s.coldStarts],
+  ["p50 ms", (s) => s.p50.toFixed(2)],
+  ["p99 ms", (s) => s.p99.toFixed(2)],
+  [
     "lists from memory",
-    "ids skipped",
-    "replays",
+    ({ fromMemory, scanned }) => {
+      const lists = fromMemory + scanned;
+      return lists === 0 ? "-" : `${((100 * fromMemory) / lists).toFixed(1)}% of ${lists}`;
+    },
+  ],
+  ["ids skipped", (s) => s.idsSkipped],
+  ["replays", (s) => s.replays],
+]);
+
+/** The summaries as a table a person reads, one function a row: names left, figures right. */
+export function formatMetricsSummary(/** @type {FunctionSummary[]} */ summaries) {
+  const rows = [
+    COLUMNS.map(([title]) => title),
+    ...summaries.map((s) => COLUMNS.map(([, cell]) => String(cell(s)))),
   ];
-  const rows = summaries.map((s) => {
-    const lists = s.fromMemory + s.scanned;
-    const share = lists === 0 ? "-" : `${((100 * s.fromMemory) / lists).toFixed(1)}% of ${lists}`;
-    return [
-      s.name,
-      s.requests,
-      s.clientErrors,
-      s.serverErrors,
-      s.coldStarts,
-      s.p50.toFixed(2),
-      s.p99.toFixed(2),
-      share,
-      s.idsSkipped,
-      s.replays,
-    ].map(String);
-  });
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => row[i]?.length ?? 0)),
-  );
-  const format = (/** @type {string[]} */ cells) =>
-    cells
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join("  ");
-  return [format(header), ...rows.map(format)].join("\n");
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
+  const pad = (/** @type {string} */ cell, /** @type {number} */ i) =>
+    i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0);
+  return rows.map((row) => row.map(pad).join("  ")).join("\n");
 }

@@ -1,28 +1,29 @@
 // A deployed stage as the commands see it: its stack's outputs and, when the stack has the user
 // pool (AUTH_USER_POOL=true), an access token for its machine client. AWS SDK calls with the
-// caller's own credentials; every failure is a StopError that says what to do, in one line.
-import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
-import {
-  CognitoIdentityProviderClient,
-  DescribeUserPoolClientCommand,
-} from "@aws-sdk/client-cognito-identity-provider";
-import { StopError } from "./cli.mjs";
-import { SERVICE, hasUserPool } from "./stack-outputs.mjs";
+// caller's own credentials, the SDK loaded only when called (so a command's --help works before
+// npm install, and without it says to run it); every failure is a StopError saying what to do.
+import { setTimeout as sleep } from "node:timers/promises";
+import { StopError, importWithPackages } from "./cli.mjs";
 
 // The SDK's notice that later versions will need Node 22 would bury a command's one line; the
 // commands run on the Node versions package.json's engines allow.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
+/** The service's name in serverless.yml: stacks are `<service>-<stage>`. */
+export const SERVICE = "blog-post-api";
 /** How long the token endpoint may take, and the pause before asking again when patient. */
 const TOKEN_TIMEOUT_MS = 10_000;
 const RETRY_PAUSE_MS = 5_000;
 
-/** An SDK failure as one line that says what to do. */
-function awsProblem(
-  /** @type {unknown} */ error,
-  /** @type {string} */ stack,
-  /** @type {string} */ region,
-) {
+/** Whether a stack's outputs show the stage's own user pool (config/user-pool.cjs). */
+export const hasUserPool = (/** @type {Record<string, string>} */ outputs) =>
+  Boolean(outputs.TokenEndpoint && outputs.WriterClientId && outputs.UserPoolId);
+
+/** The AWS SDK's client package `@aws-sdk/client-<name>`, loaded now. */
+export const awsSdk = (/** @type {string} */ name) => importWithPackages(`@aws-sdk/client-${name}`);
+
+/** An SDK failure as one line that says what to do; `stack` is the stack it was about, if any. */
+export function awsProblem(/** @type {unknown} */ error, /** @type {string} */ region, stack = "") {
   const { name = "Error", message = String(error) } = /** @type {Error} */ (error);
   if (name === "CredentialsProviderError" || /credential/i.test(message)) {
     return new StopError(
@@ -30,7 +31,7 @@ function awsProblem(
         "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
     );
   }
-  if (/does not exist/.test(message)) {
+  if (stack && /does not exist/.test(message)) {
     return new StopError(
       `no stack ${stack} in ${region}: deploy it with AUTH_USER_POOL=true npm run deploy -- ` +
         `--stage ${stack.slice(SERVICE.length + 1)} --region ${region}, or pass the right --stage and --region`,
@@ -39,16 +40,27 @@ function awsProblem(
   return new StopError(`${name}: ${message}`);
 }
 
-/** Resolves the caller's AWS credentials, without a call to AWS: none is a StopError at once. */
-export async function requireCredentials(/** @type {string} */ region) {
-  const client = new CloudFormationClient({ region });
+/**
+ * Runs `use`, then destroys the SDK client it uses; an SDK failure becomes one line.
+ * @template T @param {{ destroy(): void }} client @param {string} region @param {string} stack
+ * @param {() => Promise<T>} use
+ */
+async function withClient(client, region, stack, use) {
   try {
-    await client.config.credentials();
+    return await use();
   } catch (error) {
-    throw awsProblem(error, "", region);
+    throw awsProblem(error, region, stack);
   } finally {
     client.destroy();
   }
+}
+
+/** Resolves the caller's AWS credentials, without a call to AWS: none is a StopError at once. */
+export async function requireCredentials(/** @type {string} */ region) {
+  /** @type {typeof import("@aws-sdk/client-cloudformation")} */
+  const { CloudFormationClient } = await awsSdk("cloudformation");
+  const client = new CloudFormationClient({ region });
+  await withClient(client, region, "", () => client.config.credentials());
 }
 
 /**
@@ -58,20 +70,16 @@ export async function requireCredentials(/** @type {string} */ region) {
  */
 export async function stackOutputs({ stage, region }) {
   const stack = `${SERVICE}-${stage}`;
+  /** @type {typeof import("@aws-sdk/client-cloudformation")} */
+  const { CloudFormationClient, DescribeStacksCommand } = await awsSdk("cloudformation");
+  const describe = new DescribeStacksCommand({ StackName: stack });
   const client = new CloudFormationClient({ region });
-  try {
-    const { Stacks = [] } = await client.send(new DescribeStacksCommand({ StackName: stack }));
-    /** @type {Record<string, string>} */
-    const outputs = {};
-    for (const { OutputKey, OutputValue } of Stacks[0]?.Outputs ?? []) {
-      if (OutputKey && OutputValue !== undefined) outputs[OutputKey] = OutputValue;
-    }
-    return outputs;
-  } catch (error) {
-    throw awsProblem(error, stack, region);
-  } finally {
-    client.destroy();
-  }
+  const { Stacks = [] } = await withClient(client, region, stack, () => client.send(describe));
+  const outputs = (Stacks[0]?.Outputs ?? []).map((output) => [
+    output.OutputKey,
+    output.OutputValue,
+  ]);
+  return Object.fromEntries(outputs.filter(([key, value]) => key && value !== undefined));
 }
 
 /**
@@ -83,52 +91,40 @@ export async function stackOutputs({ stage, region }) {
  *   answer yet (a new pool's domain can take a minute to resolve); by default, not at all
  */
 export async function writerToken(outputs, { stage, region }, { patienceMs = 0 } = {}) {
+  const stack = `${SERVICE}-${stage}`;
   if (!hasUserPool(outputs)) {
     throw new StopError(
-      `stack ${SERVICE}-${stage} has no user pool: deploy it with AUTH_USER_POOL=true, or get a ` +
+      `stack ${stack} has no user pool: deploy it with AUTH_USER_POOL=true, or get a ` +
         "token from the issuer AUTH_ISSUER_URL names",
     );
   }
-  const client = new CognitoIdentityProviderClient({ region });
-  let secret;
-  try {
-    const { UserPoolClient } = await client.send(
-      new DescribeUserPoolClientCommand({
-        UserPoolId: outputs.UserPoolId,
-        ClientId: outputs.WriterClientId,
-      }),
-    );
-    secret = UserPoolClient?.ClientSecret;
-  } catch (error) {
-    throw awsProblem(error, `${SERVICE}-${stage}`, region);
-  } finally {
-    client.destroy();
-  }
-  if (!secret) throw new StopError(`the client ${outputs.WriterClientId} has no secret`);
-  const basic = Buffer.from(`${outputs.WriterClientId}:${secret}`).toString("base64");
+  const { TokenEndpoint = "", WriterClientId, UserPoolId, WriteScope = "blog/write" } = outputs;
+  /** @type {typeof import("@aws-sdk/client-cognito-identity-provider")} */
+  const cognito = await awsSdk("cognito-identity-provider");
+  const client = new cognito.CognitoIdentityProviderClient({ region });
+  const describe = new cognito.DescribeUserPoolClientCommand({
+    UserPoolId,
+    ClientId: WriterClientId,
+  });
+  const { UserPoolClient } = await withClient(client, region, stack, () => client.send(describe));
+  const secret = UserPoolClient?.ClientSecret;
+  if (!secret) throw new StopError(`the client ${WriterClientId} has no secret`);
+  const basic = Buffer.from(`${WriterClientId}:${secret}`).toString("base64");
   const giveUpAt = Date.now() + patienceMs;
   let answer;
-  for (;;) {
-    try {
-      answer = await fetch(/** @type {string} */ (outputs.TokenEndpoint), {
-        method: "POST",
-        headers: {
-          authorization: `Basic ${basic}`,
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        body: new URLSearchParams({
-          grant_type: "client_credentials",
-          scope: outputs.WriteScope ?? "blog/write",
-        }),
-        signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-      });
-      break;
-    } catch (error) {
+  while (!answer) {
+    answer = await fetch(TokenEndpoint, {
+      method: "POST",
+      // A form body: fetch sends it as application/x-www-form-urlencoded.
+      headers: { authorization: `Basic ${basic}` },
+      body: new URLSearchParams({ grant_type: "client_credentials", scope: WriteScope }),
+      signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
+    }).catch(async (/** @type {Error} */ error) => {
       if (Date.now() + RETRY_PAUSE_MS > giveUpAt) {
-        throw new StopError(`${outputs.TokenEndpoint}: ${/** @type {Error} */ (error).message}`);
+        throw new StopError(`${TokenEndpoint}: ${error.message}`);
       }
-      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
-    }
+      await sleep(RETRY_PAUSE_MS);
+    });
   }
   const body = /** @type {{ access_token?: unknown, error?: string }} */ (
     await answer.json().catch(() => ({}))
@@ -138,5 +134,5 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
       `the token endpoint answered ${answer.status}: ${body.error ?? "no access_token"}`,
     );
   }
-  return /** @type {string} */ (body.access_token);
+  return body.access_token;
 }

@@ -10,6 +10,7 @@ import { ZonedClock } from "../zoned-time.mjs";
  * A post as the tools carry it: timestamps as instants (ms since the epoch) or null.
  * @typedef {{ id: number, title: string, content: string, created_at: number | null, updated_at: number | null }} SourcePost
  * @typedef {{ posts: SourcePost[], failed: { id: number, reason: string }[], ambiguous: number[], source: string }} Source
+ * @typedef {{ id: number, title: string, content: string, created_at: string | null, updated_at: string | null }} ShownPost
  */
 
 const TIMESTAMP_FIELDS = /** @type {const} */ (["created_at", "updated_at"]);
@@ -26,21 +27,11 @@ export function clockOf(/** @type {string} */ zone) {
   }
 }
 
-/** Every post of a service, read with `GET {url}/api/post`, as the API shows them. */
-export async function fetchPosts(
-  /** @type {string} */ url,
-  /** @type {string | undefined} */ token,
-) {
-  const source = await connect(url, { token, name: "The source" });
-  const noList = (/** @type {string} */ answered) =>
-    new StopError(
-      `The source ${source.root} answered GET /api/post with ${answered} and no list of posts: is it a service of this API?`,
-    );
-  const list = await using(source, (blog) => blog.listPosts()).catch((error) => {
-    throw noList(reasonOf(error));
-  });
-  if (list.notModified || !Array.isArray(list.posts)) throw noList(String(list.response.status));
-  return { posts: /** @type {unknown[]} */ (list.posts), root: source.root };
+/** The summary's line on local times a fall-back repeats: how many, and up to ten ids. */
+export function ambiguousLine(/** @type {number[]} */ ids) {
+  const more = ids.length > 10 ? ` and ${ids.length - 10} more` : "";
+  const which = ids.length === 0 ? "" : ` (ids ${ids.slice(0, 10).join(", ")}${more})`;
+  return `ambiguous local times (the earlier instant taken): ${ids.length}${which}`;
 }
 
 /** Reads the posts of a service or a file as instants; a missing field or bad file stops the run. */
@@ -49,147 +40,107 @@ export async function readSource(
   /** @type {{ zone: string, token?: string }} */ { zone, token },
 ) {
   const clock = clockOf(zone);
+  /** Service form: the instants a local time names; a problem when it names none. */
+  const local = (/** @type {string} */ text, /** @type {string} */ key) => {
+    const instants = clock.instantsOf(text);
+    if (instants === undefined) return `${key} ${JSON.stringify(text)} is not YYYY-DD-MM HH:MM:SS`;
+    if (instants.length > 0) return instants;
+    return `${key} ${text} does not exist in ${clock.zone} (its clocks skip that hour)`;
+  };
   if (isUrl(from)) {
-    const { posts, root } = await fetchPosts(from, token);
-    return fromServiceForm(posts, clock, root);
+    const service = await connect(from, { token, name: "The source" });
+    const noList = (/** @type {string} */ answered) =>
+      new StopError(
+        `The source ${service.root} answered GET /api/post with ${answered} and no list of posts: is it a service of this API?`,
+      );
+    const list = await using(service, (blog) => blog.listPosts()).catch((error) => {
+      throw noList(reasonOf(error));
+    });
+    if (list.notModified || !Array.isArray(list.posts)) throw noList(String(list.response.status));
+    return toSource(list.posts, service.root, local);
   }
-  let text;
-  try {
-    text = await readFile(from, "utf8");
-  } catch (error) {
-    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
-    throw new StopError(`Cannot read ${from}: ${code === "ENOENT" ? "no such file" : code}`);
-  }
-  /** @type {unknown} */
   let parsed;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(await readFile(from, "utf8"));
   } catch (error) {
-    throw new StopError(`${from} is not valid JSON (${/** @type {Error} */ (error).message})`);
+    const { code, message } = /** @type {NodeJS.ErrnoException} */ (error);
+    if (error instanceof SyntaxError) throw new StopError(`${from} is not valid JSON (${message})`);
+    throw new StopError(`Cannot read ${from}: ${code === "ENOENT" ? "no such file" : code}`);
   }
-  if (Array.isArray(parsed)) return fromServiceForm(parsed, clock, from);
-  const exported = /** @type {{ posts?: unknown }} */ (parsed);
-  if (parsed !== null && typeof parsed === "object" && Array.isArray(exported.posts)) {
-    return fromExportForm(exported.posts, from);
+  if (Array.isArray(parsed)) return toSource(parsed, from, local);
+  if (!Array.isArray(parsed?.posts)) {
+    throw new StopError(
+      `${from} holds neither an export ({"source", "exported_at", "posts": [...]}) nor a JSON array of posts`,
+    );
   }
-  throw new StopError(
-    `${from} holds neither an export ({"source", "exported_at", "posts": [...]}) nor a JSON array of posts`,
-  );
-}
-
-/** Checks a post's fields; a StopError names the first post that lacks one. */
-function checkFields(
-  /** @type {unknown} */ value,
-  /** @type {number} */ index,
-  /** @type {string} */ where,
-) {
-  const post = /** @type {Record<string, unknown>} */ (value);
-  const label = `Post ${index + 1} of ${where}`;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new StopError(`${label} is not a JSON object`);
-  }
-  const missing = ["id", "title", "content", ...TIMESTAMP_FIELDS].filter((key) => !(key in post));
-  if (missing.length > 0) {
-    const id = Number.isSafeInteger(post.id) ? ` (id ${post.id})` : "";
-    throw new StopError(`${label}${id} lacks ${missing.join(", ")}`);
-  }
-  if (!Number.isSafeInteger(post.id) || /** @type {number} */ (post.id) < 1) {
-    throw new StopError(`${label} has id ${JSON.stringify(post.id)}, not a positive integer`);
-  }
-  for (const key of ["title", "content"]) {
-    if (typeof post[key] !== "string")
-      throw new StopError(`${label} (id ${post.id}) has a ${key} that is not text`);
-  }
-  for (const key of TIMESTAMP_FIELDS) {
-    if (post[key] !== null && typeof post[key] !== "string") {
-      throw new StopError(`${label} (id ${post.id}) has a ${key} that is neither text nor null`);
+  // Export form: ISO 8601 with an offset, the same instant in any zone; anything else stops.
+  return toSource(parsed.posts, from, (text, key, label) => {
+    const ms = ISO_WITH_OFFSET.test(text) ? Date.parse(text) : NaN;
+    if (Number.isNaN(ms)) {
+      throw new StopError(
+        `${label} has ${key} ${JSON.stringify(text)}, not ISO 8601 with an offset`,
+      );
     }
-  }
-  return /** @type {{ id: number, title: string, content: string, created_at: string | null, updated_at: string | null }} */ (
-    post
-  );
+    return [ms];
+  });
 }
 
-/** A source whose ids are unique; a repeated id stops the run (which copy would win?). */
-function unique(/** @type {Source} */ source) {
+/**
+ * Posts as instants: `instantsOf` reads a timestamp (a problem fails that post alone; two
+ * instants, in the hour a fall-back repeats, take the earlier and count the post as ambiguous).
+ * A post lacking a field, or an id twice, stops the run.
+ * @param {unknown[]} raw
+ * @param {string} where
+ * @param {(text: string, key: string, label: string) => number[] | string} instantsOf
+ */
+function toSource(raw, where, instantsOf) {
+  /** @type {Source} */
+  const source = { posts: [], failed: [], ambiguous: [], source: where };
+  raw.forEach((value, index) => {
+    const post = checkFields(value, `Post ${index + 1} of ${where}`);
+    const label = `Post ${index + 1} of ${where} (id ${post.id})`;
+    const read = TIMESTAMP_FIELDS.map((key) => {
+      const text = post[key];
+      return text === null ? [null] : instantsOf(text, key, label);
+    });
+    const problems = read.filter((instants) => typeof instants === "string");
+    if (problems.length > 0) {
+      source.failed.push({ id: post.id, reason: problems.join("; ") });
+      return;
+    }
+    const [created, updated] = /** @type {[(number | null)[], (number | null)[]]} */ (read);
+    if (created.length > 1 || updated.length > 1) source.ambiguous.push(post.id);
+    source.posts.push({ ...post, created_at: created[0] ?? null, updated_at: updated[0] ?? null });
+  });
   const seen = new Set();
-  for (const post of source.posts) {
-    if (seen.has(post.id)) throw new StopError(`${source.source} has post #${post.id} twice`);
-    seen.add(post.id);
+  for (const { id } of source.posts) {
+    if (seen.has(id)) throw new StopError(`${where} has post #${id} twice`);
+    seen.add(id);
   }
   return source;
 }
 
-/** Posts as the API shows them: `YYYY-DD-MM HH:MM:SS` in `clock`'s zone. */
-function fromServiceForm(
-  /** @type {unknown[]} */ raw,
-  /** @type {ZonedClock} */ clock,
-  /** @type {string} */ where,
-) {
-  /** @type {Source} */
-  const source = { posts: [], failed: [], ambiguous: [], source: where };
-  raw.forEach((value, index) => {
-    const post = checkFields(value, index, where);
-    /** @type {string[]} */
-    const problems = [];
-    let ambiguous = false;
-    const instant = (/** @type {"created_at" | "updated_at"} */ key) => {
-      const text = post[key];
-      if (text === null) return null;
-      const instants = clock.instantsOf(text);
-      if (instants === undefined) {
-        problems.push(`${key} ${JSON.stringify(text)} is not YYYY-DD-MM HH:MM:SS`);
-        return null;
-      }
-      if (instants.length === 0) {
-        problems.push(`${key} ${text} does not exist in ${clock.zone} (its clocks skip that hour)`);
-        return null;
-      }
-      // A fall-back repeats an hour: its first pass is taken, and the summary counts the post.
-      if (instants.length > 1) ambiguous = true;
-      return /** @type {number} */ (instants[0]);
-    };
-    const created = instant("created_at");
-    const updated = instant("updated_at");
-    if (problems.length > 0) source.failed.push({ id: post.id, reason: problems.join("; ") });
-    else {
-      if (ambiguous) source.ambiguous.push(post.id);
-      source.posts.push({
-        id: post.id,
-        title: post.title,
-        content: post.content,
-        created_at: created,
-        updated_at: updated,
-      });
+/** A post's fields, checked; a StopError names the first post that lacks one. */
+function checkFields(/** @type {any} */ post, /** @type {string} */ label) {
+  if (post === null || typeof post !== "object" || Array.isArray(post)) {
+    throw new StopError(`${label} is not a JSON object`);
+  }
+  const missing = ["id", "title", "content", ...TIMESTAMP_FIELDS].filter((key) => !(key in post));
+  const id = Number.isSafeInteger(post.id) ? ` (id ${post.id})` : "";
+  if (missing.length > 0) throw new StopError(`${label}${id} lacks ${missing.join(", ")}`);
+  if (!id || post.id < 1) {
+    throw new StopError(`${label} has id ${JSON.stringify(post.id)}, not a positive integer`);
+  }
+  for (const key of ["title", "content"]) {
+    if (typeof post[key] !== "string") {
+      throw new StopError(`${label}${id} has a ${key} that is not text`);
     }
-  });
-  return unique(source);
-}
-
-/** Posts of an export file: ISO 8601 timestamps with an offset, the same instant in any zone. */
-function fromExportForm(/** @type {unknown[]} */ raw, /** @type {string} */ where) {
-  /** @type {Source} */
-  const source = { posts: [], failed: [], ambiguous: [], source: where };
-  raw.forEach((value, index) => {
-    const post = checkFields(value, index, where);
-    const instant = (/** @type {"created_at" | "updated_at"} */ key) => {
-      const text = post[key];
-      if (text === null) return null;
-      const ms = ISO_WITH_OFFSET.test(text) ? Date.parse(text) : NaN;
-      if (Number.isNaN(ms)) {
-        throw new StopError(
-          `Post ${index + 1} of ${where} (id ${post.id}) has ${key} ${JSON.stringify(text)}, not ISO 8601 with an offset`,
-        );
-      }
-      return ms;
-    };
-    source.posts.push({
-      id: post.id,
-      title: post.title,
-      content: post.content,
-      created_at: instant("created_at"),
-      updated_at: instant("updated_at"),
-    });
-  });
-  return unique(source);
+  }
+  for (const key of TIMESTAMP_FIELDS) {
+    if (post[key] !== null && typeof post[key] !== "string") {
+      throw new StopError(`${label}${id} has a ${key} that is neither text nor null`);
+    }
+  }
+  const { title, content, created_at, updated_at } = /** @type {ShownPost} */ (post);
+  return { id: /** @type {number} */ (post.id), title, content, created_at, updated_at };
 }
