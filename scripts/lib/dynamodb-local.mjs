@@ -100,21 +100,3 @@ export const ensureTable = (
   /** @type {dynamodb.DynamoDBClient} */ client,
   /** @type {string} */ tableName,
 ) => createTableIfMissing(client, tableName, ["id", "N"]);
-
-/** DynamoDB Local (options as startDynamoDbLocal's) with both tables, made if missing. */
-export async function startWithTables(
-  /** @type {{ posts: string, keys: string, port?: number, dbPath?: string }} */ options,
-) {
-  const db = await startDynamoDbLocal(options);
-  const client = localClient(db.endpoint);
-  try {
-    await ensureTable(client, options.posts);
-    await ensureIdempotencyTable(client, options.keys);
-    return db;
-  } catch (error) {
-    await db.stop();
-    throw error;
-  } finally {
-    client.destroy();
-  }
-}

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startWithTables } from "./dynamodb-local.mjs";
+import * as local from "./dynamodb-local.mjs";
 import { freePort } from "./ports.mjs";
 import { supervise } from "./processes.mjs";
 
@@ -45,9 +45,9 @@ export function spawnOffline(settings) {
       TIME_ZONE: timeZone,
       TZ: timeZone, // the functions run in this process, whose zone is theirs
       AWS_ENDPOINT_URL_DYNAMODB: settings.dynamoEndpoint,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_REGION: local.LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: local.LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: local.LOCAL_CREDENTIALS.secretAccessKey,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     },
   });
@@ -77,7 +77,15 @@ export async function rssOf(/** @type {number} */ pid) {
  *   onLogLine?: (line: Record<string, unknown>) => void }} options
  */
 export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine, ...options }) {
-  const db = await startWithTables({ posts, keys, port: dynamoPort, dbPath: options.dbPath });
+  const db = await local.startDynamoDbLocal({ port: dynamoPort, dbPath: options.dbPath });
+  /** @type {ReturnType<typeof spawnOffline> | undefined} */
+  let offline;
+  const end = async () => {
+    const last = offline;
+    offline = undefined;
+    await last?.stop();
+  };
+  const stop = () => end().then(db.stop);
   const settings = {
     ...options,
     host: "127.0.0.1",
@@ -89,8 +97,6 @@ export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine
     stdio: /** @type {"pipe" | "inherit"} */ (onLogLine ? "pipe" : "inherit"),
     env: onLogLine ? { LOG_LEVEL: "info" } : {},
   };
-  /** @type {ReturnType<typeof spawnOffline> | undefined} */
-  let offline;
   const serve = async () => {
     const started = (offline = spawnOffline(settings));
     void started.exited.then((code) => offline === started && onExit?.(code));
@@ -106,19 +112,17 @@ export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine
     }
     await started.ready(120_000);
   };
-  const end = async () => {
-    const last = offline;
-    offline = undefined;
-    await last?.stop();
-  };
-  const stop = async () => {
-    await end();
-    await db.stop();
-  };
-  await serve().catch(async (error) => {
+  const client = local.localClient(db.endpoint);
+  try {
+    await local.ensureTable(client, posts);
+    await local.ensureIdempotencyTable(client, keys);
+    client.destroy();
+    await serve();
+  } catch (error) {
+    client.destroy();
     await stop();
     throw error;
-  });
+  }
   return {
     db,
     baseUrl: `http://127.0.0.1:${settings.httpPort}`,
