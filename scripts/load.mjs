@@ -169,6 +169,8 @@ async function run(options) {
   const { formatMetricsSummary, summarizeMetrics } = await import("./lib/metrics-summary.mjs");
   const { build } = await import("./build.mjs");
   const { startLocalApi } = await import("./lib/offline.mjs");
+  // Ctrl-C leaves through the exit hooks, which stop what this run started.
+  for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(130));
   /** @type {Record<string, unknown>[]} */
   let logLines = [];
   await build();

@@ -27,8 +27,10 @@ export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
   requireJava();
   const chosenPort = port ?? (await freePort());
   const stdio = log ? "inherit" : "ignore";
-  const where = { port: chosenPort, ...(dbPath ? { path: dbPath } : {}), detached: true };
-  const db = supervise(dynamoDbLocal.spawn({ ...where, sharedDb: true, stdio }), "DynamoDB Local");
+  const where = { port: chosenPort, ...(dbPath ? { path: dbPath } : {}) };
+  // Not detached: Ctrl-C at a terminal reaches Java too, even where this process does not stop it.
+  const child = dynamoDbLocal.spawn({ ...where, sharedDb: true, stdio });
+  const db = supervise(child, "DynamoDB Local", false);
   const endpoint = `http://127.0.0.1:${chosenPort}`;
   const client = localClient(endpoint);
   let serverErrors = 0;

@@ -80,6 +80,7 @@ export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine
   const db = await local.startDynamoDbLocal({ port: dynamoPort, dbPath: options.dbPath });
   /** @type {ReturnType<typeof spawnOffline> | undefined} */
   let offline;
+  let serving = false; // once it first answered: an early end is start's failure, not onExit's
   const end = async () => {
     const last = offline;
     offline = undefined;
@@ -99,7 +100,7 @@ export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine
   };
   const serve = async () => {
     const started = (offline = spawnOffline(settings));
-    void started.exited.then((code) => offline === started && onExit?.(code));
+    void started.exited.then((code) => offline === started && serving && onExit?.(code));
     if (onLogLine && started.child.stdout) {
       started.child.stderr?.resume(); // read and dropped, so a full pipe never stalls it
       createInterface({ input: started.child.stdout }).on("line", (line) => {
@@ -118,6 +119,7 @@ export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine
     await local.ensureIdempotencyTable(client, keys);
     client.destroy();
     await serve();
+    serving = true;
   } catch (error) {
     client.destroy();
     await stop();

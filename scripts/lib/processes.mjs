@@ -1,22 +1,23 @@
-// The local stack's children (DynamoDB Local, serverless-offline): each in a process group of its
-// own, stopped by its pid with everything it started, and killed still if this process ends first.
+// The local stack's children (DynamoDB Local, serverless-offline): each stopped by its pid (with
+// its process group, if it has one of its own), and killed still if this process ends first.
 import { setTimeout as sleep } from "node:timers/promises";
 
 /**
- * Watches a child spawned with `detached: true`. `stop()` sends its group SIGTERM, SIGKILL after
- * 5 s, and resolves once it exited; `ready(probe)` polls until `probe` answers true, rejecting if
- * the child exits first or time runs out (a throw from `probe` stops the wait).
+ * Watches a child. `stop()` sends SIGTERM, SIGKILL after 5 s, and resolves once it exited, to its
+ * group if it was spawned `detached` (`group`); `ready(probe)` polls until `probe` answers true,
+ * rejecting if the child exits first or time runs out (a throw from `probe` stops the wait).
  * @param {import("node:child_process").ChildProcess} child
  * @param {string} name
  */
-export function supervise(child, name) {
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`${name} could not be started`);
+export function supervise(child, name, group = true) {
+  if (child.pid === undefined) throw new Error(`${name} could not be started`);
+  const groupId = -child.pid;
   /** @type {Promise<number | null>} */
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const signal = (/** @type {NodeJS.Signals} */ signal) => {
     try {
-      process.kill(-pid, signal);
+      if (group) process.kill(groupId, signal);
+      else child.kill(signal);
     } catch (error) {
       if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ESRCH") throw error;
     }
@@ -41,5 +42,5 @@ export function supervise(child, name) {
       if (Date.now() > deadline) throw new Error(`${name} did not answer in ${timeoutMs} ms`);
     }
   };
-  return { child, pid, exited, stop, ready };
+  return { child, pid: child.pid, exited, stop, ready };
 }
