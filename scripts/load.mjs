@@ -1,8 +1,5 @@
-// `npm run load`: a bounded load test of the API served with `npm start`'s serverless-offline
-// options (its own in-memory DynamoDB Local and serverless-offline, on free ports). Prints throughput, p50/p99
-// latency, errors and the server's resident memory before, at its peak and after, then the
-// metrics the functions' own log lines carried, as the stage's dashboard would show them; then
-// reads the list through the API's client to show that no post was lost or left behind.
+// `npm run load`: a bounded load test of the API served as `npm start` serves it, on a stack of its
+// own; USAGE below says what it prints and checks.
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { connect, using } from "./lib/api.mjs";

@@ -82,7 +82,7 @@ async function checkSetup(/** @type {Settings} */ settings) {
 function banner(
   /** @type {Settings} */ settings,
   /** @type {Awaited<ReturnType<typeof checkSetup>>} */ auth,
-  /** @type {string} */ dynamoEndpoint,
+  /** @type {{ endpoint: string, pid: number }} */ db,
 ) {
   const base = `http://localhost:${settings.port}`;
   const authLine = auth
@@ -98,7 +98,7 @@ function banner(
     ? `every change of a post, signed, to ${settings.webhookUrl} (docs/events.md)`
     : "none sent (set WEBHOOK_URL and WEBHOOK_SECRET)";
   return `
-Blog post API: ${base}/api/post  (DynamoDB Local ${dynamoEndpoint}, data in ${settings.dataDirSetting}/)
+Blog post API: ${base}/api/post  (DynamoDB Local ${db.endpoint}, pid ${db.pid}, data in ${settings.dataDirSetting}/)
   GET    /api/post            list every post
   POST   /api/post            create a post
   GET    /api/post/{post_pk}  read one post
@@ -178,9 +178,6 @@ async function main() {
       `${settings.dbPath}/${checks.DATA_VERSION_FILE}`,
       `${checks.dynamoDbLocalBuild(root)}\n`,
     );
-    console.log(
-      `DynamoDB Local (pid ${db.pid}) on ${db.endpoint}, data in ${settings.dataDirSetting}/`,
-    );
     if (settings.webhookUrl) {
       // The events show the posts' timestamps in the API's zone, as on AWS.
       process.env.TZ = settings.timeZone;
@@ -191,12 +188,10 @@ async function main() {
         positionFile: `${settings.dbPath}/events-position.json`,
         deadLetterFile: `${settings.dbPath}/events-dead-letters.jsonl`,
         subscriber: { url: settings.webhookUrl, secrets: settings.webhookSecrets },
-      }).catch((/** @type {Error} */ error) => {
-        throw new checks.SetupError(error.message);
       });
       started.push(events.stop);
     }
-    console.log(banner(settings, auth, db.endpoint));
+    console.log(banner(settings, auth, db));
   } catch (error) {
     exiting = true;
     await stopAll();

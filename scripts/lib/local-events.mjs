@@ -59,11 +59,10 @@ export async function startLocalEvents(options) {
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
   for (const secret of subscriber.secrets) code.secretKey(secret);
   const stream = await ensureStream(endpoint, options.tableName);
-  const credentials = LOCAL_CREDENTIALS;
   const streams = new streamsApi.DynamoDBStreamsClient({
     endpoint,
     region: LOCAL_REGION,
-    credentials,
+    credentials: LOCAL_CREDENTIALS,
   });
   const stopping = new AbortController();
   const { signal } = stopping;

@@ -36,12 +36,12 @@ const BINARY_MEDIA = /^application\/json\s*(;|$)/i;
 export function gatewayAnswer({ method, path, size, origin }, origins) {
   const route = ROUTES.find((r) => r.path.test(path));
   const preflight = method === "OPTIONS" && route !== undefined && origins.length > 0;
-  /** @type {keyof typeof GATEWAY_RESPONSES | undefined} */
-  let type;
-  if (!preflight && !route?.methods.includes(method)) type = "MISSING_AUTHENTICATION_TOKEN";
-  else if (size > GATEWAY_MAX_BYTES) type = "REQUEST_TOO_LARGE";
+  const type =
+    !preflight && !route?.methods.includes(method)
+      ? "MISSING_AUTHENTICATION_TOKEN"
+      : size > GATEWAY_MAX_BYTES && "REQUEST_TOO_LARGE";
   if (!type) return undefined;
-  const { status, body, headers = {} } = GATEWAY_RESPONSES[type];
+  const { status, body, headers } = GATEWAY_RESPONSES[type];
   /** @type {Record<string, string>} */
   const sent = {
     "content-type": "application/json",
