@@ -68,6 +68,27 @@ function functionSettings(env) {
   }
 }
 
+/**
+ * WEBHOOK_URL and WEBHOOK_SECRET, `npm start`'s deliveries: with a URL, its subscriber's secrets,
+ * whsec_<base64> each, space-separated. The URL itself is checked where it is used
+ * (lib/events/webhook-sender.ts's refusedUrl, which allows http and loopback only locally).
+ */
+function localWebhook(env) {
+  if ((env.WEBHOOK_URL ?? "").trim() === "") return;
+  const secrets = (env.WEBHOOK_SECRET ?? "").split(" ").filter(Boolean);
+  if (secrets.length === 0) {
+    throw new Error(
+      "WEBHOOK_URL needs WEBHOOK_SECRET=whsec_<base64> (npm run listen -- --new-secret)",
+    );
+  }
+  const bad = secrets.find((secret) => !/^whsec_[A-Za-z0-9+/]{22,}={0,2}$/.test(secret));
+  if (bad !== undefined) {
+    throw new Error(
+      `WEBHOOK_SECRET must be whsec_ and at least 16 bytes in base64, not ${JSON.stringify(bad)}`,
+    );
+  }
+}
+
 /** Every check, in the order docs/configuration.md lists the settings. */
 const CHECKS = [
   (env) => port("PORT", env),
@@ -84,6 +105,7 @@ const CHECKS = [
   (env) => positiveInteger("TABLE_MAX_WRITE_UNITS", env),
   readReservedConcurrency,
   readAlarmSettings,
+  localWebhook,
 ];
 
 /** Checks every setting in `env`; the first bad one is a SettingError. */

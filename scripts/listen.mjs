@@ -1,7 +1,9 @@
 // `npm run listen`: a webhook subscriber on this machine that prints every event as it arrives,
 // once its Standard Webhooks signature checks out (client/webhooks.mjs), and refuses the rest.
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { createServer } from "node:http";
+import { text } from "node:stream/consumers";
 import { StopError, runWithFlags } from "./lib/cli.mjs";
 import { verifyWebhook } from "../client/webhooks.mjs";
 
@@ -47,26 +49,21 @@ await runWithFlags({
       console.log(`whsec_${randomBytes(32).toString("base64")}`);
       return 0;
     }
-    const server = createServer((request, response) => {
-      const chunks = /** @type {Buffer[]} */ ([]);
-      request.on("data", (chunk) => chunks.push(chunk));
-      request.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        verifyWebhook(secret, /** @type {Record<string, string>} */ (request.headers), body).then(
-          (event) => {
-            console.log(describe(/** @type {any} */ (event)));
-            response.writeHead(204).end();
-          },
-          (/** @type {Error} */ error) => {
-            console.log(`refused ${request.headers["webhook-id"] ?? "(no id)"}: ${error.message}`);
-            response.writeHead(401).end();
-          },
+    const server = createServer(async (request, response) => {
+      const headers = /** @type {Record<string, string>} */ (request.headers);
+      try {
+        const event = await verifyWebhook(secret, headers, await text(request));
+        console.log(describe(/** @type {any} */ (event)));
+        response.writeHead(204).end();
+      } catch (error) {
+        console.log(
+          `refused ${headers["webhook-id"] ?? "(no id)"}: ${/** @type {Error} */ (error).message}`,
         );
-      });
+        response.writeHead(401).end();
+      }
     });
-    await new Promise((resolve, reject) => {
-      server.once("error", (error) => reject(new StopError(error.message)));
-      server.listen(port, "127.0.0.1", () => resolve(undefined));
+    await once(server.listen(port, "127.0.0.1"), "listening").catch((error) => {
+      throw new StopError(error.message);
     });
     console.log(`Listening on http://127.0.0.1:${port}/ (Ctrl-C stops)`);
     await new Promise((resolve) => process.once("SIGINT", resolve));

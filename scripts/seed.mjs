@@ -1,6 +1,7 @@
-// `npm run seed`: posts a few sample posts to the running service (`npm start`). Each sample
-// has its own Idempotency-Key, so seeding twice within a day does not duplicate them.
-import { StopError, runWithFlags, urlFlag } from "./lib/cli.mjs";
+// `npm run seed`: posts a few sample posts to the running service (`npm start`) through the API's
+// client. Each has its own Idempotency-Key, so seeding twice within a day does not duplicate them.
+import { connect, reasonOf, using } from "./lib/api.mjs";
+import { runWithFlags, tokenFlag, urlFlag } from "./lib/cli.mjs";
 
 const USAGE = `Usage: npm run seed -- [options]
 
@@ -10,6 +11,7 @@ Idempotency-Key, so a second run within a day writes nothing new and says so.
 Options:
   --url URL    the service (default $API_URL, else http://localhost:$PORT, 3000 when PORT is
                unset: npm start)
+  --token T    a bearer token, for a service whose writes need one (default $API_TOKEN)
   -h, --help   this text
 
 Exit codes: 0 every sample is there; 1 one was refused; 2 the service cannot be reached.`;
@@ -27,39 +29,24 @@ const samples = [
   },
 ];
 
-/** A request to the service; an unreachable one stops the run in one line. */
-async function send(/** @type {string} */ url, /** @type {RequestInit} */ init = {}) {
-  try {
-    return await fetch(url, init);
-  } catch {
-    throw new StopError(
-      `cannot reach ${new URL(url).origin}: start the service first with npm start`,
-    );
-  }
-}
-
-/** @param {string} base */
-async function run(base) {
-  const listed = await send(`${base}/api/post`);
-  /** @type {{ id: number }[]} */
-  const posts = /** @type {{ id: number }[]} */ (listed.ok ? await listed.json() : []);
-  const before = new Set(posts.map((post) => post.id));
+/** @param {{ url: string, token?: string }} options */
+async function run({ url, token }) {
+  const service = await connect(url, { name: "The service", token, attempts: 1 });
+  const list = await using(service, (blog) => blog.listPosts());
+  const before = new Set(list.notModified ? [] : list.posts.map((post) => post.id));
   let refused = 0;
   let written = 0;
   for (const [index, sample] of samples.entries()) {
-    const response = await send(`${base}/api/post`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "idempotency-key": `seed-sample-${index + 1}`,
-      },
-      body: JSON.stringify(sample),
-    });
-    const body = /** @type {{ id?: number }} */ (await response.json());
-    const again = response.status === 201 && before.has(body.id ?? 0);
-    console.log(`${response.status} ${JSON.stringify(body)}${again ? " (already there)" : ""}`);
-    if (response.status !== 201) refused++;
-    else if (!again) written++;
+    const idempotencyKey = `seed-sample-${index + 1}`;
+    try {
+      const { post } = await using(service, (blog) => blog.createPost(sample, { idempotencyKey }));
+      const again = before.has(post.id);
+      console.log(`201 ${JSON.stringify(post)}${again ? " (already there)" : ""}`);
+      if (!again) written++;
+    } catch (error) {
+      console.log(reasonOf(error));
+      refused++;
+    }
   }
   if (written === 0 && refused === 0) console.log("Nothing new written: the samples were there.");
   return refused === 0 ? 0 : 1;
@@ -68,7 +55,10 @@ async function run(base) {
 await runWithFlags({
   name: "seed",
   usage: USAGE,
-  flags: { url: { type: "string" } },
-  read: (values) => urlFlag("url", values.url ?? (process.env.API_URL || undefined)),
+  flags: { url: { type: "string" }, token: { type: "string" } },
+  read: (values) => ({
+    url: urlFlag("url", values.url ?? (process.env.API_URL || undefined)),
+    token: tokenFlag(values),
+  }),
   run,
 });

@@ -1,121 +1,83 @@
 // Local events: reads the posts table's stream in DynamoDB Local (turning it on for a table made
-// before events existed), maps each change with the code AWS runs (lib/events) and hands it to
-// webhook delivery. Its position is kept in a file, so a restart neither replays nor misses.
+// before events existed), maps each change with the code AWS runs (lib/events) and sends it to the
+// webhook subscriber: signed, a post's events in order, retried on the schedule AWS uses,
+// dead-lettered to a file. Its position is kept in a file, so a restart neither replays nor misses.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { appendFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { DescribeTableCommand, UpdateTableCommand } from "@aws-sdk/client-dynamodb";
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-} from "@aws-sdk/client-dynamodb-streams";
-import { rm } from "node:fs/promises";
+import * as streamsApi from "@aws-sdk/client-dynamodb-streams";
 import * as esbuild from "esbuild";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localClient } from "./dynamodb-local.mjs";
-import { createLocalDelivery } from "./local-webhooks.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const POLL_MS = 200;
+/** @typedef {typeof import("../../lib/events/index.js")} EventsCode */
+/** @typedef {import("../../lib/events/index.js").PostEvent} PostEvent */
+/** @typedef {{ url: string, secrets: string[] }} Subscriber */
+
+/** @type {esbuild.BuildOptions} */
+const BUILD = { bundle: true, write: false, platform: "node", format: "esm", logLevel: "warning" };
 
 /** lib/events built for Node as it is for Lambda, so the local path runs the same code. */
-export async function loadEventsCode() {
-  // One file per process: two processes building into one path could import a half-written one.
-  const outfile = `${root}dist/local-events/index-${process.pid}.mjs`;
-  await esbuild.build({
-    entryPoints: [`${root}lib/events/index.ts`],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    outfile,
-    logLevel: "warning",
-  });
-  /** @type {typeof import("../../lib/events/index.js")} */
-  const code = await import(`${pathToFileURL(outfile).href}?${Date.now()}`);
-  await rm(outfile, { force: true });
-  return code;
+async function loadEventsCode() {
+  const entry = fileURLToPath(new URL("../../lib/events/index.ts", import.meta.url));
+  const { outputFiles = [] } = await esbuild.build({ ...BUILD, entryPoints: [entry] });
+  const source = Buffer.from(outputFiles[0]?.contents ?? []).toString("base64");
+  return /** @type {EventsCode} */ (await import(`data:text/javascript;base64,${source}`));
 }
 
-/**
- * The table's stream, turned on (new and old images) if the table has none yet.
- * @returns {Promise<{ arn: string, fresh: boolean }>} fresh: just turned on, so nothing is old
- */
-async function ensureStream(/** @type {string} */ endpoint, /** @type {string} */ tableName) {
+/** The table's stream, turned on (new and old images) if it has none; fresh: just turned on. */
+async function ensureStream(/** @type {string} */ endpoint, /** @type {string} */ TableName) {
   const client = localClient(endpoint);
   try {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName }));
     if (Table?.StreamSpecification?.StreamEnabled && Table.LatestStreamArn) {
       return { arn: Table.LatestStreamArn, fresh: false };
     }
-    const StreamSpecification = {
-      StreamEnabled: true,
-      StreamViewType: /** @type {const} */ ("NEW_AND_OLD_IMAGES"),
-    };
-    const updated = await client.send(
-      new UpdateTableCommand({ TableName: tableName, StreamSpecification }),
+    /** @type {import("@aws-sdk/client-dynamodb").StreamSpecification} */
+    const StreamSpecification = { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" };
+    const { TableDescription } = await client.send(
+      new UpdateTableCommand({ TableName, StreamSpecification }),
     );
-    return { arn: /** @type {string} */ (updated.TableDescription?.LatestStreamArn), fresh: true };
+    return { arn: String(TableDescription?.LatestStreamArn), fresh: true };
   } finally {
     client.destroy();
   }
 }
 
-/** @typedef {{ stream: string, shards: Record<string, string> }} Position */
-
-/** Where reading stopped last time, for this stream; undefined when never, or another stream. */
-function readPosition(/** @type {string} */ file, /** @type {string} */ stream) {
-  if (!existsSync(file)) return undefined;
-  const position = /** @type {Position} */ (JSON.parse(readFileSync(file, "utf8")));
-  return position.stream === stream ? position : undefined;
-}
-
-/** A stream record as the Lambda event carries it: the time in seconds. */
-const asLambdaRecord = (/** @type {any} */ record) => ({
-  ...record,
-  dynamodb: {
-    ...record.dynamodb,
-    ApproximateCreationDateTime: record.dynamodb.ApproximateCreationDateTime.getTime() / 1000,
-  },
-});
-
 /**
  * Starts reading the stream and delivering to the subscriber; `stop()` ends both.
  * @param {{
  *   endpoint: string, tableName: string, positionFile: string, deadLetterFile: string,
- *   subscriber: { url: string, secrets: string[] }, log?: (line: string) => void,
+ *   subscriber: Subscriber, log?: (line: string) => void,
  * }} options
  */
 export async function startLocalEvents(options) {
-  const { endpoint, tableName, positionFile, log = console.log } = options;
+  const { endpoint, subscriber, log = console.log } = options;
   const code = await loadEventsCode();
-  const refused = code.refusedUrl(options.subscriber.url, true);
+  const refused = code.refusedUrl(subscriber.url, true);
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
-  for (const secret of options.subscriber.secrets) code.secretKey(secret);
-  const stream = await ensureStream(endpoint, tableName);
-  const streams = new DynamoDBStreamsClient({
+  for (const secret of subscriber.secrets) code.secretKey(secret);
+  const stream = await ensureStream(endpoint, options.tableName);
+  const streams = new streamsApi.DynamoDBStreamsClient({
     endpoint,
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
   });
-  const delivery = createLocalDelivery({ code, ...options, log });
-  const reader = createShardReader({ streams, stream, positionFile, code, delivery });
-  let running = true;
+  const stopping = new AbortController();
+  const { signal } = stopping;
+  const deliver = createDelivery({ ...options, code, log, signal });
+  const poll = createShardReader({ ...options, streams, stream, code, deliver });
   const loop = (async () => {
-    while (running) {
-      try {
-        await reader.poll();
-      } catch (error) {
-        if (running)
-          log(`events: reading the stream failed: ${/** @type {Error} */ (error).message}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    for (; !signal.aborted; await sleep(200)) {
+      await poll().catch((/** @type {Error} */ error) => {
+        if (!signal.aborted) log(`events: reading the stream failed: ${error.message}`);
+      });
     }
   })();
   return {
     stop: async () => {
-      running = false;
-      delivery.stop();
+      stopping.abort();
       await loop;
       streams.destroy();
     },
@@ -123,94 +85,121 @@ export async function startLocalEvents(options) {
 }
 
 /**
- * Reads every shard of the stream in order and hands each post's change to delivery. The position
- * kept per shard is the last record before which everything was delivered (or given up), so a
- * stop while a delivery waits for a retry reads that event again on the next start.
+ * A delivery queue per post: an event of a post leaves only once the one before it was delivered
+ * or given up, while posts do not wait for each other. An event resolves true once done with
+ * (delivered, 410 Gone, or dead-lettered), false when `signal` stopped its retries first.
  * @param {{
- *   streams: DynamoDBStreamsClient, stream: { arn: string, fresh: boolean }, positionFile: string,
- *   code: Awaited<ReturnType<typeof loadEventsCode>>,
- *   delivery: ReturnType<typeof createLocalDelivery>,
+ *   code: EventsCode, subscriber: Subscriber, deadLetterFile: string,
+ *   log: (line: string) => void, signal: AbortSignal,
  * }} options
  */
-function createShardReader({ streams, stream, positionFile, code, delivery }) {
-  const stored = readPosition(positionFile, stream.arn);
-  /** @type {Record<string, string>} */
-  const doneUpTo = { ...stored?.shards };
-  // Without a position, an older stream's records were seen by a run that kept none: skip them.
-  const startAt = /** @type {"TRIM_HORIZON" | "LATEST"} */ (
-    stored || stream.fresh ? "TRIM_HORIZON" : "LATEST"
-  );
-  /** @type {Map<string, { iterator?: string, read?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }>} */
-  const shards = new Map();
-
-  const settle = (/** @type {string} */ shardId) => {
-    const pending = shards.get(shardId)?.pending ?? [];
-    let moved = false;
-    while (pending[0]?.done) {
-      doneUpTo[shardId] = /** @type {{ seq: string }} */ (pending.shift()).seq;
-      moved = true;
-    }
-    if (moved)
-      writeFileSync(positionFile, JSON.stringify({ stream: stream.arn, shards: doneUpTo }));
-  };
-
-  const iteratorFor = async (
-    /** @type {string} */ shardId,
-    /** @type {string | undefined} */ after,
-  ) => {
-    const where = after
-      ? { ShardIteratorType: /** @type {const} */ ("AFTER_SEQUENCE_NUMBER"), SequenceNumber: after }
-      : { ShardIteratorType: startAt };
-    const input = { StreamArn: stream.arn, ShardId: shardId, ...where };
-    return (await streams.send(new GetShardIteratorCommand(input))).ShardIterator;
-  };
-
-  const readShard = async (/** @type {string} */ shardId) => {
-    const state = shards.get(shardId) ?? { pending: [] };
-    shards.set(shardId, state);
-    if (state.closed) return;
-    state.iterator ??= await iteratorFor(shardId, state.read ?? doneUpTo[shardId]);
-    let page;
-    try {
-      page = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator }));
-    } catch (error) {
-      // An iterator lives 15 minutes: take a new one from where reading got to.
-      if (/** @type {Error} */ (error).name === "ExpiredIteratorException")
-        state.iterator = undefined;
-      throw error;
-    }
-    for (const record of page.Records ?? []) {
-      const seq = /** @type {string} */ (record.dynamodb?.SequenceNumber);
-      const entry = { seq, done: false };
-      state.pending.push(entry);
-      state.read = seq;
-      const event = code.eventFromRecord(asLambdaRecord(record));
-      if (!event) entry.done = true;
-      else {
-        void delivery.enqueue(event).then((done) => {
-          entry.done = done;
-          settle(shardId);
-        });
+function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
+  /** @type {Map<number, Promise<boolean>>} */
+  const queues = new Map();
+  let gone = false;
+  const send = async (/** @type {PostEvent} */ event) => {
+    const id = code.eventIdOf(event);
+    const what = `event ${event.type} #${event.data.id} v${event.version} (${id})`;
+    for (let attempt = 1; !signal.aborted; attempt++) {
+      if (gone) return true;
+      const outcome = await code.sendWebhook(subscriber, id, JSON.stringify(event), {
+        local: true,
+      });
+      const delay = code.retryDelayMs(attempt);
+      if (outcome.result === "delivered") log(`${what}: delivered`);
+      else if (outcome.result === "gone") {
+        gone = true;
+        log(`${what}: the subscriber answered 410 Gone; no more deliveries to it`);
+      } else if (delay === undefined) {
+        await appendFile(deadLetterFile, `${JSON.stringify({ id, event })}\n`);
+        log(`${what}: ${outcome.detail}; dead-lettered to ${deadLetterFile}`);
+      } else {
+        log(`${what}: ${outcome.detail}; try ${attempt + 1} in ${delay / 1000} s`);
+        await sleep(delay, undefined, { signal }).catch(() => undefined);
+        continue;
       }
+      return true;
     }
-    settle(shardId);
-    state.iterator = page.NextShardIterator;
-    state.closed = !page.NextShardIterator;
+    return false;
   };
+  return (/** @type {PostEvent} */ event) => {
+    const postId = event.data.id;
+    const earlier = queues.get(postId) ?? Promise.resolve(true);
+    const done = earlier.then((earlierDone) => earlierDone && send(event));
+    queues.set(postId, done);
+    void done.then(() => queues.get(postId) === done && queues.delete(postId));
+    return done;
+  };
+}
 
-  return {
-    /** One read of every shard, parents before children. */
-    async poll() {
-      const { StreamDescription } = await streams.send(
-        new DescribeStreamCommand({ StreamArn: stream.arn }),
-      );
-      const all = [...(StreamDescription?.Shards ?? [])].sort((a, b) =>
-        Number(
-          BigInt(a.SequenceNumberRange?.StartingSequenceNumber ?? 0) -
-            BigInt(b.SequenceNumberRange?.StartingSequenceNumber ?? 0),
-        ),
-      );
-      for (const shard of all) if (shard.ShardId) await readShard(shard.ShardId);
-    },
+/**
+ * One read of every shard of the stream, parents before children, each post's change handed to
+ * `deliver`. The position kept per shard is the last record before which everything was done
+ * with, so an event still waiting for a retry at a stop is read again on the next start.
+ * @param {{
+ *   streams: streamsApi.DynamoDBStreamsClient, stream: { arn: string, fresh: boolean },
+ *   positionFile: string, code: EventsCode, deliver: (event: PostEvent) => Promise<boolean>,
+ * }} options
+ */
+function createShardReader({ streams, stream, positionFile, code, deliver }) {
+  const kept = existsSync(positionFile) ? JSON.parse(readFileSync(positionFile, "utf8")) : {};
+  /** @type {Record<string, string>} Kept for this stream only. */
+  const doneUpTo = kept.stream === stream.arn ? kept.shards : {};
+  // Without a position, an older stream's records were seen by a run that kept none: skip them.
+  const startAt = kept.stream === stream.arn || stream.fresh ? "TRIM_HORIZON" : "LATEST";
+  /** @typedef {{ iterator?: string, read?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }} Shard */
+  /** @type {Map<string, Shard>} */
+  const shards = new Map();
+  const settle = (/** @type {string} */ ShardId, /** @type {Shard} */ { pending }) => {
+    if (!pending[0]?.done) return;
+    while (pending[0]?.done) doneUpTo[ShardId] = String(pending.shift()?.seq);
+    writeFileSync(positionFile, JSON.stringify({ stream: stream.arn, shards: doneUpTo }));
+  };
+  const readShard = async (/** @type {string} */ ShardId) => {
+    const shard = shards.get(ShardId) ?? { pending: [] };
+    shards.set(ShardId, shard);
+    if (shard.closed) return;
+    const after = shard.read ?? doneUpTo[ShardId];
+    const where = after
+      ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after }
+      : {};
+    const input = { StreamArn: stream.arn, ShardId, ShardIteratorType: startAt, ...where };
+    const iterator = new streamsApi.GetShardIteratorCommand(/** @type {any} */ (input));
+    shard.iterator ??= (await streams.send(iterator)).ShardIterator;
+    const read = new streamsApi.GetRecordsCommand({ ShardIterator: shard.iterator });
+    const page = await streams.send(read).catch((error) => {
+      // An iterator lives 15 minutes: take a new one from where reading got to.
+      if (error.name === "ExpiredIteratorException") shard.iterator = undefined;
+      throw error;
+    });
+    for (const record of page.Records ?? []) {
+      const entry = { seq: String(record.dynamodb?.SequenceNumber), done: true };
+      shard.pending.push(entry);
+      shard.read = entry.seq;
+      // The Lambda event carries the time in seconds.
+      const time = Number(record.dynamodb?.ApproximateCreationDateTime) / 1000;
+      const asLambda = {
+        ...record,
+        dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: time },
+      };
+      const event = code.eventFromRecord(/** @type {any} */ (asLambda));
+      if (!event) continue;
+      entry.done = false;
+      void deliver(event).then((done) => {
+        entry.done = done;
+        settle(ShardId, shard);
+      });
+    }
+    settle(ShardId, shard);
+    shard.iterator = page.NextShardIterator;
+    shard.closed = !page.NextShardIterator;
+  };
+  return async () => {
+    const describe = new streamsApi.DescribeStreamCommand({ StreamArn: stream.arn });
+    const { StreamDescription } = await streams.send(describe);
+    const start = (/** @type {streamsApi.Shard} */ shard) =>
+      BigInt(shard.SequenceNumberRange?.StartingSequenceNumber ?? 0);
+    const all = [...(StreamDescription?.Shards ?? [])].sort((a, b) => Number(start(a) - start(b)));
+    for (const shard of all) if (shard.ShardId) await readShard(shard.ShardId);
   };
 }

@@ -5,8 +5,10 @@
 //   over the inner text of a JSON string, or nothing for `null`, and decode bad UTF-8 as U+FFFD.
 // - A route or method the API does not have (plain OPTIONS without CORS, HEAD) is the gateway's
 //   404; Range is ignored, as the gateway does; without CORS_ORIGINS, no CORS header at all.
+import { once } from "node:events";
 import { request as forward, createServer } from "node:http";
 import { createRequire } from "node:module";
+import { buffer } from "node:stream/consumers";
 
 const { readOrigins } = createRequire(import.meta.url)("../../config/cors.cjs");
 const { GATEWAY_RESPONSES, allowOriginParameter } = createRequire(import.meta.url)(
@@ -34,12 +36,12 @@ const BINARY_MEDIA = /^application\/json\s*(;|$)/i;
 export function gatewayAnswer({ method, path, size, origin }, origins) {
   const route = ROUTES.find((r) => r.path.test(path));
   const preflight = method === "OPTIONS" && route !== undefined && origins.length > 0;
-  /** @type {keyof typeof GATEWAY_RESPONSES | undefined} */
-  let type;
-  if (!preflight && !route?.methods.includes(method)) type = "MISSING_AUTHENTICATION_TOKEN";
-  else if (size > GATEWAY_MAX_BYTES) type = "REQUEST_TOO_LARGE";
+  const type =
+    !preflight && !route?.methods.includes(method)
+      ? "MISSING_AUTHENTICATION_TOKEN"
+      : size > GATEWAY_MAX_BYTES && "REQUEST_TOO_LARGE";
   if (!type) return undefined;
-  const { status, body, headers = {} } = GATEWAY_RESPONSES[type];
+  const { status, body, headers } = GATEWAY_RESPONSES[type];
   /** @type {Record<string, string>} */
   const sent = {
     "content-type": "application/json",
@@ -82,57 +84,37 @@ export async function startLocalFront({ target, port = 0, host = "localhost", co
   const origins = corsOrigins ?? readOrigins();
   const to = new URL(target);
   const server = createServer(async (req, res) => {
-    const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
-    const body = Buffer.concat(chunks);
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const body = await buffer(req);
     const method = req.method ?? "GET";
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
     const own = gatewayAnswer(
       { method, path, size: body.length, origin: req.headers.origin },
       origins,
     );
-    if (own) {
-      res.writeHead(own.status ?? 404, own.headers).end(own.body);
-      return;
-    }
-    const upstream = forward(
-      {
-        host: to.hostname,
-        port: to.port,
-        method,
-        path: req.url,
-        headers: forwardedHeaders(req.headers, body.length),
-      },
-      (answer) => {
-        const headers = { ...answer.headers };
-        // Without CORS_ORIGINS the gateway adds no CORS header; serverless-offline echoes any Origin.
-        if (origins.length === 0) {
-          for (const name of Object.keys(headers)) {
-            if (name.startsWith("access-control-")) delete headers[name];
-          }
-        }
-        res.writeHead(answer.statusCode ?? 502, headers);
-        answer.pipe(res);
-      },
-    );
+    if (own) return void res.writeHead(own.status ?? 404, own.headers).end(own.body);
+    const headers = forwardedHeaders(req.headers, body.length);
+    const upstream = forward({ host: to.hostname, port: to.port, method, path: req.url, headers });
+    upstream.once("response", (answer) => {
+      // Without CORS_ORIGINS the gateway adds no CORS header; serverless-offline echoes any Origin.
+      const kept = Object.entries(answer.headers).filter(
+        ([name]) => origins.length > 0 || !name.startsWith("access-control-"),
+      );
+      res.writeHead(answer.statusCode ?? 502, Object.fromEntries(kept));
+      answer.pipe(res);
+    });
     upstream.once("error", () => {
       if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
       res.end(JSON.stringify({ detail: "Bad gateway: serverless-offline did not answer" }));
     });
     upstream.end(body);
   });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve(undefined));
-  });
-  const address = server.address();
-  const bound = typeof address === "object" && address ? address.port : port;
+  await once(server.listen(port, host), "listening");
+  const { port: bound } = /** @type {import("node:net").AddressInfo} */ (server.address());
   return {
     url: `http://${host}:${bound}`,
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
   };
 }

@@ -2,150 +2,63 @@
 // so what is measured is what a developer runs.
 import { execFile, spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import {
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  ensureIdempotencyTable,
-  ensureTable,
-  localClient,
-  startDynamoDbLocal,
-} from "./dynamodb-local.mjs";
+import * as local from "./dynamodb-local.mjs";
 import { freePort } from "./ports.mjs";
+import { supervise } from "./processes.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
-const STOP_GRACE_MS = 5_000;
 
 /**
- * The options that shape how functions run. No `--reloadHandler`: with it every request starts a
- * new worker (bundle and SDK loaded afresh) that lives on for `terminateIdleLambdaTime`, so memory
- * grows with the request rate and every request is a cold start. `--useInProcess` loads each
- * function's bundle once into this process and reuses it, as a warm Lambda instance is reused;
- * the default (a worker thread per request in flight, about 25 MB each) kept growing past 1 GB
- * under sustained creates. New code reaches them by restarting the process (see `npm start`).
+ * No `--reloadHandler`: with it every request is a cold start in a new worker that lives on for
+ * `terminateIdleLambdaTime`, so memory grows with the request rate. `--useInProcess` loads each
+ * bundle once and reuses it, as a warm Lambda instance is reused; the default (a worker thread per
+ * request in flight, about 25 MB each) grew past 1 GB under sustained creates. New code reaches
+ * them by restarting the process (see `npm start`).
  */
-export const OFFLINE_FUNCTION_OPTIONS = ["--terminateIdleLambdaTime", "60", "--useInProcess"];
+const FUNCTION_OPTIONS = ["--terminateIdleLambdaTime", "60", "--useInProcess"];
 
 /**
- * @typedef {object} OfflineSettings
- * @property {number} httpPort
- * @property {number} lambdaPort
- * @property {string} dynamoEndpoint
- * @property {string} postsTable
- * @property {string} idempotencyTable
- * @property {string} [host] defaults to serverless-offline's own (localhost)
- * @property {string} [stage]
- * @property {string} [timeZone]
- * @property {Record<string, string | undefined>} [env] more settings, such as LOG_LEVEL
- * @property {"inherit" | "pipe" | "ignore"} [stdio]
- */
-
-/**
- * Starts serverless-offline over the bundles in dist/, in its own process group so that `stop()`
- * reaches everything it started. Resolves once it is spawned; `ready()` waits for HTTP.
- * @param {OfflineSettings} settings
+ * Starts serverless-offline over the bundles in dist/ (host: its own default, localhost), in its
+ * own process group so that `stop()` reaches everything it started; `ready()` waits for HTTP.
+ * @param {{ httpPort: number, lambdaPort: number, dynamoEndpoint: string, postsTable: string,
+ *   idempotencyTable: string, host?: string, timeZone?: string, stdio?: "inherit" | "pipe" | "ignore",
+ *   env?: Record<string, string | undefined> }} settings env: more, such as LOG_LEVEL
  */
 export function spawnOffline(settings) {
-  const { httpPort, lambdaPort, stage = "local", timeZone = "UTC", stdio = "inherit" } = settings;
-  const child = spawn(
-    process.execPath,
-    [
-      serverlessBin,
-      ...["offline", "start", "--stage", stage],
-      ...(settings.host ? ["--host", settings.host] : []),
-      ...["--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort)],
-      ...OFFLINE_FUNCTION_OPTIONS,
-    ],
-    {
-      cwd: root,
-      detached: true,
-      stdio: ["ignore", stdio, stdio],
-      env: {
-        ...process.env,
-        ...settings.env,
-        POSTS_TABLE: settings.postsTable,
-        IDEMPOTENCY_TABLE: settings.idempotencyTable,
-        TIME_ZONE: timeZone,
-        // Functions run in worker threads, which share the process's zone.
-        TZ: timeZone,
-        AWS_ENDPOINT_URL_DYNAMODB: settings.dynamoEndpoint,
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      },
+  const { httpPort, lambdaPort, host, timeZone = "UTC", stdio = "inherit" } = settings;
+  const args = [serverlessBin, "offline", "start", "--stage", "local", ...FUNCTION_OPTIONS];
+  if (host) args.push("--host", host);
+  args.push("--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort));
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", stdio, stdio],
+    env: {
+      ...process.env,
+      ...settings.env,
+      POSTS_TABLE: settings.postsTable,
+      IDEMPOTENCY_TABLE: settings.idempotencyTable,
+      TIME_ZONE: timeZone,
+      TZ: timeZone, // the functions run in this process, whose zone is theirs
+      AWS_ENDPOINT_URL_DYNAMODB: settings.dynamoEndpoint,
+      AWS_REGION: local.LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: local.LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: local.LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     },
-  );
-  const pid = child.pid;
-  if (pid === undefined) throw new Error("serverless-offline could not be spawned");
-  /** @type {Promise<number | null>} */
-  const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-
-  const signalGroup = (/** @type {NodeJS.Signals} */ signal) => {
-    try {
-      process.kill(-pid, signal);
-    } catch (error) {
-      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ESRCH") throw error;
-    }
-  };
-  // Last resort if this process ends without calling stop().
-  const killOnExit = () => signalGroup("SIGKILL");
-  process.once("exit", killOnExit);
-
-  /** @type {Promise<void> | undefined} */
-  let stopping;
-  const stop = () =>
-    (stopping ??= (async () => {
-      signalGroup("SIGTERM");
-      const timer = setTimeout(() => signalGroup("SIGKILL"), STOP_GRACE_MS);
-      await exited;
-      clearTimeout(timer);
-      signalGroup("SIGKILL");
-      process.off("exit", killOnExit);
-    })());
-
-  const baseUrl = `http://${settings.host ?? "localhost"}:${httpPort}`;
-  /** Waits until the API answers; rejects if the process exits first or `timeoutMs` passes. */
-  const ready = async (timeoutMs = 60_000) => {
-    let gone = false;
-    void exited.then(() => (gone = true));
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (gone) throw new Error("serverless-offline exited before answering HTTP");
-      try {
-        const probe = await fetch(`${baseUrl}/api/post`, { signal: AbortSignal.timeout(5_000) });
-        await probe.arrayBuffer();
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`serverless-offline did not answer ${baseUrl}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
-  };
-  return { child, pid, baseUrl, exited, ready, stop };
-}
-
-/** Calls `onLine` with each line of the child's standard output that is a JSON object. */
-function readLogLines(
-  /** @type {import("node:child_process").ChildProcess} */ child,
-  /** @type {(line: Record<string, unknown>) => void} */ onLine,
-) {
-  let partial = "";
-  child.stdout?.on("data", (/** @type {Buffer} */ chunk) => {
-    const lines = (partial + chunk.toString("utf8")).split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!line.startsWith("{")) continue;
-      try {
-        onLine(JSON.parse(line));
-      } catch {
-        // not a log line of the service's: serverless-offline's own output
-      }
-    }
   });
-  child.stderr?.resume(); // read and dropped, so a full pipe never stalls serverless-offline
+  const offline = supervise(child, "serverless-offline");
+  const baseUrl = `http://${host ?? "localhost"}:${httpPort}`;
+  const answers = () =>
+    fetch(`${baseUrl}/api/post`, { signal: AbortSignal.timeout(5_000) }).then(
+      (probe) => probe.arrayBuffer().then(() => true),
+      () => false,
+    );
+  return { ...offline, baseUrl, ready: (timeoutMs = 60_000) => offline.ready(answers, timeoutMs) };
 }
 
 /** Resident memory of a process in bytes (`ps`, so Linux and macOS alike). */
@@ -155,43 +68,68 @@ export async function rssOf(/** @type {number} */ pid) {
 }
 
 /**
- * The built bundles served as `npm start` serves them, on free ports, over an in-memory DynamoDB
- * Local with tables named `<prefix>-posts` and `<prefix>-idempotency-keys`; `stop()` ends both.
+ * The built bundles served as `npm start` serves them over DynamoDB Local with both tables (data
+ * in `dbPath`, else in memory), on the ports given or free ones. With `onLogLine`, each line the
+ * functions print that is a JSON object goes there rather than to the terminal. `restart()` serves
+ * the bundles anew; `onExit` hears of serverless-offline ending on its own; `stop()` ends both.
+ * @param {{ posts: string, keys: string, dbPath?: string, dynamoPort?: number, httpPort?: number,
+ *   lambdaPort?: number, timeZone?: string, onExit?: (code: number | null) => void,
+ *   onLogLine?: (line: Record<string, unknown>) => void }} options
  */
-export async function startLocalApi(
-  /** @type {string} */ prefix,
-  /** @type {{ onLogLine?: (line: Record<string, unknown>) => void }} */ { onLogLine } = {},
-) {
-  const db = await startDynamoDbLocal();
+export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine, ...options }) {
+  const db = await local.startDynamoDbLocal({ port: dynamoPort, dbPath: options.dbPath });
+  /** @type {ReturnType<typeof spawnOffline> | undefined} */
+  let offline;
+  let serving = false; // once it first answered: an early end is start's failure, not onExit's
+  const end = async () => {
+    const last = offline;
+    offline = undefined;
+    await last?.stop();
+  };
+  const stop = () => end().then(db.stop);
+  const settings = {
+    ...options,
+    host: "127.0.0.1",
+    httpPort: options.httpPort ?? (await freePort()),
+    lambdaPort: options.lambdaPort ?? (await freePort()),
+    dynamoEndpoint: db.endpoint,
+    postsTable: posts,
+    idempotencyTable: keys,
+    stdio: /** @type {"pipe" | "inherit"} */ (onLogLine ? "pipe" : "inherit"),
+    env: onLogLine ? { LOG_LEVEL: "info" } : {},
+  };
+  const serve = async () => {
+    const started = (offline = spawnOffline(settings));
+    void started.exited.then((code) => offline === started && serving && onExit?.(code));
+    if (onLogLine && started.child.stdout) {
+      started.child.stderr?.resume(); // read and dropped, so a full pipe never stalls it
+      createInterface({ input: started.child.stdout }).on("line", (line) => {
+        try {
+          if (line.startsWith("{")) onLogLine(JSON.parse(line));
+        } catch {
+          // not a log line of the service's: serverless-offline's own output
+        }
+      });
+    }
+    await started.ready(120_000);
+  };
+  const client = local.localClient(db.endpoint);
   try {
-    const client = localClient(db.endpoint);
-    await ensureTable(client, `${prefix}-posts`);
-    await ensureIdempotencyTable(client, `${prefix}-idempotency-keys`);
+    await local.ensureTable(client, posts);
+    await local.ensureIdempotencyTable(client, keys);
     client.destroy();
-    const offline = spawnOffline({
-      host: "127.0.0.1",
-      httpPort: await freePort(),
-      lambdaPort: await freePort(),
-      dynamoEndpoint: db.endpoint,
-      postsTable: `${prefix}-posts`,
-      idempotencyTable: `${prefix}-idempotency-keys`,
-      // Without a reader, the request lines go nowhere: reading one per request costs this
-      // process more than some requests cost the server.
-      stdio: onLogLine ? "pipe" : "ignore",
-      env: onLogLine ? { LOG_LEVEL: "info" } : {},
-    });
-    if (onLogLine) readLogLines(offline.child, onLogLine);
-    const stop = async () => {
-      await offline.stop();
-      await db.stop();
-    };
-    await offline.ready().catch(async (error) => {
-      await stop();
-      throw error;
-    });
-    return { baseUrl: offline.baseUrl, rss: () => rssOf(offline.pid), stop };
+    await serve();
+    serving = true;
   } catch (error) {
-    await db.stop();
+    client.destroy();
+    await stop();
     throw error;
   }
+  return {
+    db,
+    baseUrl: `http://127.0.0.1:${settings.httpPort}`,
+    rss: () => rssOf(offline?.pid ?? 0),
+    restart: () => end().then(serve),
+    stop,
+  };
 }

@@ -2,23 +2,18 @@
 import { createServer } from "node:net";
 
 /**
- * Tries to listen on `port` (or on a port the OS picks, for 0) and closes at once. Resolves to
- * the port, or to the error that stopped it (EADDRINUSE when something holds it).
- * @param {number} port
- * @param {string} [host] none: the unspecified address, which also collides with 127.0.0.1 and ::1
+ * Listens on `port` (0: one the OS picks) and closes at once: the port, or the error that stopped
+ * it. No `host`: the unspecified address, which also collides with 127.0.0.1 and ::1.
  * @returns {Promise<number | NodeJS.ErrnoException>}
  */
-function tryListen(port, host) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once("error", resolve);
-    server.listen(port, host, () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : port));
+const tryListen = (/** @type {number} */ port, /** @type {string} */ host = "") =>
+  new Promise((resolve) => {
+    const server = createServer().unref().once("error", resolve);
+    server.listen(port, host || undefined, () => {
+      const address = /** @type {import("node:net").AddressInfo} */ (server.address());
+      server.close(() => resolve(address.port));
     });
   });
-}
 
 /** A port on 127.0.0.1 that nothing listens on now, picked by the OS. */
 export async function freePort() {

