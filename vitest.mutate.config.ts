@@ -17,11 +17,7 @@ export default defineConfig({
         include: ["tests/integration/**/*.test.ts", "tests/unit/**/*.test.ts"],
         // Other processes (worker pools, a restarted DynamoDB Local, the contract's linters, its
         // reference page and the client's generator) never see a mutant; the client is not lib/.
-        exclude: [
-          "tests/unit/client/**",
-          "tests/integration/workload.test.ts",
-          "tests/integration/list-cache-workload.test.ts",
-        ],
+        exclude: ["tests/unit/client/**", "tests/integration/workload.test.ts"],
         isolate: false,
         globalSetup: ["tests/helpers/global-setup.ts"],
       }

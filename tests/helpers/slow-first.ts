@@ -16,7 +16,6 @@ const SLOWEST = [
   "tests/scripts/smoke.test.ts",
   "tests/integration/list-stream.test.ts",
   "tests/integration/init-work.test.ts",
-  "tests/integration/list-cache-workload.test.ts",
   "tests/integration/sdk-retries.test.ts",
   "tests/integration/storage-failure.test.ts",
   "tests/integration/idempotency.test.ts",

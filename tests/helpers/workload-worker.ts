@@ -1,5 +1,9 @@
-// Test helper: one process of the concurrency workload. tests/integration/workload.test.ts bundles
-// this file with esbuild, forks it, and checks what every process recorded against the table.
+// Test helper: one process of the concurrency workload, one Lambda instance with its own list
+// cache. tests/integration/workload.test.ts forks several and checks what every process recorded
+// against the table: its mixed operations, the lists its listing lanes made meanwhile, and its last
+// list, made once every process's operations were done.
+import { readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { readConfig } from "../../lib/app/config.js";
 import type { ApiHandler } from "../../lib/http/handler.js";
 import type { Logger } from "../../lib/http/logger.js";
@@ -9,6 +13,7 @@ import { apiEvent } from "./events.js";
 import { handlersOver } from "./handlers.js";
 
 export type Operation = "create" | "update" | "delete" | "get" | "list";
+type Post = { id: number; title: string };
 
 /** What the test asks one worker to do. */
 export interface WorkerPlan {
@@ -22,6 +27,13 @@ export interface WorkerPlan {
   idRange: number;
   /** No operation starts after this many milliseconds. */
   timeLimitMs: number;
+  /** Lanes that only list, a pause between lists, until the operations are done. */
+  listLanes: number;
+  listPauseMs: number;
+  /** A folder where each worker leaves a file once its operations are done. */
+  barrier: string;
+  /** Workers to wait for in `barrier` before the last list. */
+  workers: number;
 }
 
 /** One operation as the worker saw it: what it sent, what came back, and when (µs, monotonic). */
@@ -37,13 +49,26 @@ export interface OperationRecord {
   sent?: { title?: string; content?: string };
   status: number;
   body: unknown;
+  /** For a list of a listing lane: [id, title] of each post, in the order answered (no body). */
+  listed?: [number, string][];
   start: number;
   end: number;
 }
 
+/** Lists by the path they took, from the request lines' counts. */
+export type ListPaths = Record<"ListScanned" | "ListPatched" | "ListFromMemory", number>;
+
 export type WorkerMessage =
   | { type: "ready" }
-  | { type: "done"; records: OperationRecord[]; truncated: boolean; errors: string[] }
+  | {
+      type: "done";
+      records: OperationRecord[];
+      truncated: boolean;
+      errors: string[];
+      paths: ListPaths;
+      /** The body of a list made once every worker's operations were done. */
+      final: string;
+    }
   | { type: "failed"; error: string };
 
 /** CLOCK_MONOTONIC in microseconds: one clock for every process on the machine. */
@@ -62,8 +87,13 @@ function random(seed: number): () => number {
 }
 
 const errors: string[] = [];
+const paths: ListPaths = { ListScanned: 0, ListPatched: 0, ListFromMemory: 0 };
 const logger: Logger = {
-  info: () => {},
+  info: (_message, fields = {}) => {
+    for (const path of Object.keys(paths) as (keyof ListPaths)[]) {
+      if (fields[path] === 1) paths[path]++;
+    }
+  },
   error: (message, fields) => {
     if (errors.length < 20) errors.push(`${message} ${JSON.stringify(fields)}`);
   },
@@ -72,6 +102,7 @@ const config = readConfig();
 const documentClient = createDocumentClient(config);
 const posts = dynamoRepository(config, documentClient);
 const api: Record<Operation, ApiHandler> = handlersOver(posts, logger);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const METHODS = {
   create: "POST",
   update: "PUT",
@@ -163,9 +194,33 @@ async function run(plan: WorkerPlan): Promise<void> {
     }
   };
 
+  let operating = true;
+  const lister = async (laneIndex: number) => {
+    while (operating) {
+      const start = now();
+      const result = (await api.list(apiEvent({ method: "GET" }))) as {
+        statusCode: number;
+        body: string;
+      };
+      const end = now();
+      const listed = result.statusCode === 200 ? (JSON.parse(result.body) as Post[]) : [];
+      records.push({
+        ...{ worker: plan.worker, lane: -1 - laneIndex, seq: -1, op: "list", clientId: false },
+        ...{ status: result.statusCode, body: null, start, end },
+        listed: listed.map((post) => [post.id, post.title]),
+      });
+      await sleep(plan.listPauseMs);
+    }
+  };
+  const listing = Array.from({ length: plan.listLanes }, (_, index) => lister(index));
   await Promise.all(Array.from({ length: plan.lanes }, (_, index) => lane(index)));
+  operating = false;
+  await Promise.all(listing);
+  await writeFile(join(plan.barrier, String(plan.worker)), "");
+  while ((await readdir(plan.barrier)).length < plan.workers) await sleep(20);
+  const final = (await api.list(apiEvent({ method: "GET" }))) as { body: string };
   records.sort((a, b) => a.seq - b.seq);
-  finish({ type: "done", records, truncated, errors });
+  finish({ type: "done", records, truncated, errors, paths, final: final.body });
 }
 
 function finish(message: WorkerMessage): void {

@@ -1,6 +1,12 @@
-// Integration: a bounded mixed workload from several processes on one table, then the invariants
-// that must hold however the operations interleaved.
+// Integration: a bounded mixed workload from several processes on one table, each process one
+// instance with its own list cache that also lists while it writes; then the invariants that must
+// hold however the operations interleaved, every list holding what was acknowledged before it
+// began, and every instance's last list byte for byte what a fresh Scan builds.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { serializePost } from "../../lib/posts/post.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { forkedWorkers } from "../helpers/forked-workers.js";
 import { POST_KEYS, SHOWN_TIMESTAMP, STORED_TIMESTAMP } from "../helpers/post-shape.js";
@@ -14,6 +20,9 @@ import type {
 const WORKERS = 4;
 const OPERATIONS_PER_WORKER = 150;
 const LANES_PER_WORKER = 2;
+/** Lanes per worker that only list while its operations run, with a pause between lists. */
+const LIST_LANES = 1;
+const LIST_PAUSE_MS = 25;
 const SEED = 7;
 /** Client-chosen ids and random targets fall in 1..ID_RANGE, where the counter's ids also land. */
 const ID_RANGE = 300;
@@ -69,6 +78,10 @@ function badAnswer(record: OperationRecord): string | undefined {
     list: [200],
   };
   if (!allowed[op].includes(status)) return `status ${status} not allowed`;
+  if (record.listed) {
+    const ids = record.listed.map(([id]) => id);
+    return ids.some((id, i) => i > 0 && id <= ids[i - 1]!) ? "list not ascending" : undefined;
+  }
   if (op === "list") {
     if (!Array.isArray(body) || !body.every(isPost)) return "list is not a list of posts";
     const ids = body.map((post) => post.id);
@@ -91,6 +104,7 @@ function badAnswer(record: OperationRecord): string | undefined {
 it("keeps ids unique, creates durable and deletes final under concurrent workers", async () => {
   const started = Date.now();
   const processes = await Promise.all(Array.from({ length: WORKERS }, () => pool.start()));
+  const barrier = await mkdtemp(join(tmpdir(), "workload-barrier-"));
   const reports = await Promise.all(
     processes.map((child, worker) =>
       pool.run(child, {
@@ -100,9 +114,14 @@ it("keeps ids unique, creates durable and deletes final under concurrent workers
         seed: SEED,
         idRange: ID_RANGE,
         timeLimitMs: WORKER_TIME_LIMIT_MS,
+        listLanes: LIST_LANES,
+        listPauseMs: LIST_PAUSE_MS,
+        barrier,
+        workers: WORKERS,
       }),
     ),
   );
+  await rm(barrier, { recursive: true, force: true });
   const elapsed = Date.now() - started;
   const records = reports.flatMap((report) => report.records);
   const items = await table.items();
@@ -137,7 +156,8 @@ it("keeps ids unique, creates durable and deletes final under concurrent workers
   const sightings: { id: number; record: OperationRecord; post: Post }[] = [];
   for (const record of records) {
     if (record.status !== 200 || record.op === "delete") continue;
-    const posts = record.op === "list" ? (record.body as Post[]) : [record.body as Post];
+    const posts =
+      record.op === "list" ? ((record.body as Post[] | null) ?? []) : [record.body as Post];
     for (const post of posts) if (isPost(post)) sightings.push({ id: post.id, record, post });
   }
   const misses = records.filter((r) => (r.op === "get" || r.op === "update") && r.status === 404);
@@ -236,6 +256,43 @@ it("keeps ids unique, creates durable and deletes final under concurrent workers
     count("updated_at >= created_at");
   }
 
+  // Every list holds each write acknowledged before it began: a created or updated post is there
+  // (with the title of that write, or of one of that post's writes not over before it began),
+  // unless a delete of it may have landed first; a deleted post is not, unless a create may have.
+  const listsOf = records.filter((r) => r.op === "list" && r.status === 200);
+  const titled = records.filter(
+    (r) => r.sent?.title !== undefined && [200, 201].includes(r.status) && r.op !== "get",
+  );
+  const titledById = byId(titled);
+  const acknowledged = [...titled, ...[...deletes.values()].flat()].sort((a, b) => a.end - b.end);
+  for (const list of listsOf) {
+    const pairs =
+      list.listed ?? (list.body as Post[]).map((post) => [post.id, post.title] as const);
+    const titles = new Map<number, string>(pairs);
+    const overlaps = (write: OperationRecord, other: OperationRecord) =>
+      other.end > write.start && other.start < list.end;
+    for (const write of acknowledged) {
+      if (write.end >= list.start) break;
+      const id = write.id!;
+      if (write.op === "delete") {
+        const back = (creates.get(id) ?? []).some((c) => overlaps(write, c));
+        if (titles.has(id) && !back) fail(`post #${id} listed after its delete`, write, list.start);
+        count("lists without posts deleted before them");
+        continue;
+      }
+      if (!titles.has(id)) {
+        const gone = (deletes.get(id) ?? []).some((d) => overlaps(write, d));
+        if (!gone) fail(`post #${id} missing from a list after its ${write.op}`, write, list.start);
+      } else {
+        const allowed = (titledById.get(id) ?? []).filter((u) => u === write || overlaps(write, u));
+        if (!allowed.some((u) => u.sent!.title === titles.get(id))) {
+          fail(`post #${id} listed with a stale title`, write, titles.get(id));
+        }
+      }
+      count("lists with posts written before them");
+    }
+  }
+
   // The counter is storage only, and is at least the highest id it issued.
   const highest = Math.max(0, ...counterIds);
   const lastId = counterItem?.last_id;
@@ -267,8 +324,28 @@ it("keeps ids unique, creates durable and deletes final under concurrent workers
         .map(([name, n]) => `${name} (${n})`)
         .join(", "),
   );
+  // Each list took one path; after an instance's first lists, a list after writes was patched.
+  const paths = (name: "ListScanned" | "ListPatched" | "ListFromMemory") =>
+    reports.reduce((sum, report) => sum + report.paths[name], 0);
+  const [scanned, patched, fromMemory] = [
+    paths("ListScanned"),
+    paths("ListPatched"),
+    paths("ListFromMemory"),
+  ];
+  console.log(
+    `workload lists: ${listsOf.length} (${scanned} scanned, ${patched} patched, ` +
+      `${fromMemory} from memory)`,
+  );
+  expect(scanned + patched + fromMemory).toBe(
+    records.filter((r) => r.op === "list").length + WORKERS,
+  );
+  expect(scanned).toBeLessThanOrEqual(WORKERS * (LANES_PER_WORKER + LIST_LANES));
+  expect(patched).toBeGreaterThan(5 * scanned);
+  // Once every operation is over, every instance's list is what a fresh Scan builds.
+  const fresh = JSON.stringify((await table.posts()).map(serializePost));
+  for (const report of reports) expect(report.final).toBe(fresh);
   expect(reports.flatMap((report) => report.errors)).toEqual([]);
   expect(violations.join("\n"), "invariant violations").toBe("");
   expect(truncated, "every worker finished its operations in time").toBe(false);
-  expect(records).toHaveLength(WORKERS * OPERATIONS_PER_WORKER);
+  expect(records.filter((r) => r.lane >= 0)).toHaveLength(WORKERS * OPERATIONS_PER_WORKER);
 }, 120_000);
