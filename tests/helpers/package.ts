@@ -1,7 +1,17 @@
 // Test helper: `serverless package` into a folder, offline, and the CloudFormation template it wrote.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  cp,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
@@ -68,10 +78,9 @@ export function templateEnv(settings: Record<string, string> = {}): NodeJS.Proce
 }
 
 /**
- * osls stages every package in the repository's own `.serverless` folder, whatever `--package`
- * says, and empties it first, so two packagings at once (test files run in parallel) take each
- * other's files. They run one at a time, across processes, under a lock folder that
- * `mkdir` makes atomically; a lock whose process is gone is taken over.
+ * The built bundles (dist/) are read by a packaging and rewritten by `npm start`: each takes this
+ * lock, across processes, only while it copies or builds them. It is a folder that `mkdir` makes
+ * atomically; a lock whose process is gone is taken over.
  */
 const lockDir = join(
   tmpdir(),
@@ -123,19 +132,36 @@ async function exclusively<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Runs the serverless CLI (osls) in the repository; rejects with its output when it fails. */
+/**
+ * A copy of the service to package from. osls stages every package in the service's own
+ * `.serverless` folder, whatever `--package` says, and empties it first: packagings from one
+ * folder at once would take each other's files. Each runs in its own copy instead: serverless.yml
+ * and the bundles copied, the rest linked.
+ */
+async function serviceCopy(): Promise<string> {
+  const copy = await mkdtemp(join(tmpdir(), "blog-post-service-"));
+  await copyFile(join(root, "serverless.yml"), join(copy, "serverless.yml"));
+  for (const name of ["config", "node_modules", "package.json"]) {
+    await symlink(join(root, name), join(copy, name));
+  }
+  await exclusively(() => cp(join(root, "dist"), join(copy, "dist"), { recursive: true }));
+  return copy;
+}
+
+/** Runs the serverless CLI (osls) on the service; rejects with its output when it fails. */
 export async function runServerless(args: string[], env: NodeJS.ProcessEnv) {
+  const cwd = args[0] === "package" ? await serviceCopy() : root;
   try {
-    const run = () =>
-      promisify(execFile)(process.execPath, [serverlessBin, ...args], {
-        cwd: root,
-        env,
-        timeout: 120_000,
-      });
-    return await (args[0] === "package" ? exclusively(run) : run());
+    return await promisify(execFile)(process.execPath, [serverlessBin, ...args], {
+      cwd,
+      env,
+      timeout: 120_000,
+    });
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new Error(`serverless ${args[0]} failed:\n${stdout}${stderr}`, { cause: error });
+  } finally {
+    if (cwd !== root) await rm(cwd, { recursive: true, force: true });
   }
 }
 

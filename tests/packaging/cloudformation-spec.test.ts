@@ -30,7 +30,6 @@ beforeAll(async () => {
     // The webhook queue, its Pipe and the delivery function.
     WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
   };
-  // Under the packaging lock: serverless stages every package in the repository's own folder.
   const [loaded, packaged] = await Promise.all([loadSpec(), packageInto(packageDir, env)]);
   spec = loaded;
   template = packaged as Template;

@@ -26,8 +26,10 @@ async function packaged(settings: Record<string, string>) {
 }
 
 beforeAll(async () => {
-  plain = await packaged({});
-  subscribed = await packaged({ WEBHOOK_SUBSCRIBERS: SUBSCRIBERS });
+  [plain, subscribed] = await Promise.all([
+    packaged({}),
+    packaged({ WEBHOOK_SUBSCRIBERS: SUBSCRIBERS }),
+  ]);
 });
 afterAll(async () => {
   for (const dir of folders) await rm(dir, { recursive: true, force: true });

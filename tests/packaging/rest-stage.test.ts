@@ -19,15 +19,16 @@ beforeAll(async () => {
     dirs.push(dir);
     return packageInto(dir, templateEnv(settings));
   };
-  // One at a time: two packagings share serverless's working files.
-  plain = await package_({});
-  configured = await package_({
-    CORS_ORIGINS: `${ORIGIN},https://admin.example`,
-    WAF_RATE_LIMIT: "off",
-    ACCESS_LOGS: "true",
-    TRACING: "true",
-    LOG_RETENTION_DAYS: "7",
-  });
+  [plain, configured] = await Promise.all([
+    package_({}),
+    package_({
+      CORS_ORIGINS: `${ORIGIN},https://admin.example`,
+      WAF_RATE_LIMIT: "off",
+      ACCESS_LOGS: "true",
+      TRACING: "true",
+      LOG_RETENTION_DAYS: "7",
+    }),
+  ]);
 });
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });

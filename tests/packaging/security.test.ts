@@ -35,19 +35,23 @@ let guardedReads: Template;
 let pooled: Template;
 
 beforeAll(async () => {
-  // One at a time: packagings share serverless's working files in the repository.
-  ({ template: open, output: openOutput } = await packaged({}));
-  ({ template: guarded } = await packaged({
-    ...AUTH,
-    AUTH_WRITE_SCOPE: "blog/write",
-    API_RATE_LIMIT: "25",
-    API_BURST_LIMIT: "50",
-    TABLE_MAX_READ_UNITS: "400",
-    TABLE_MAX_WRITE_UNITS: "40",
-    RESERVED_CONCURRENCY: "listPosts=20, createPost=5",
-  }));
-  ({ template: guardedReads } = await packaged({ ...AUTH, AUTH_READS: "true" }));
-  ({ template: pooled } = await packaged({ AUTH_USER_POOL: "true" }));
+  // At once: each packaging runs in its own copy of the service (tests/helpers/package.ts).
+  const [plain, withAuth, withReads, withPool] = await Promise.all([
+    packaged({}),
+    packaged({
+      ...AUTH,
+      AUTH_WRITE_SCOPE: "blog/write",
+      API_RATE_LIMIT: "25",
+      API_BURST_LIMIT: "50",
+      TABLE_MAX_READ_UNITS: "400",
+      TABLE_MAX_WRITE_UNITS: "40",
+      RESERVED_CONCURRENCY: "listPosts=20, createPost=5",
+    }),
+    packaged({ ...AUTH, AUTH_READS: "true" }),
+    packaged({ AUTH_USER_POOL: "true" }),
+  ]);
+  ({ template: open, output: openOutput } = plain);
+  [guarded, guardedReads, pooled] = [withAuth.template, withReads.template, withPool.template];
 });
 
 afterAll(async () => {
@@ -321,7 +325,6 @@ describe("no silently open deployment", () => {
   it("only warns when packaging with open writes, and is quiet when they are on purpose", async () => {
     expect(openOutput).toMatch(/This package has open writes: no authorizer is configured/);
     expect(openOutput).toMatch(/Service packaged/);
-    // This packaging may wait for other files' (tests/helpers/package.ts runs one at a time).
     const meant = await packaged({ ALLOW_ANONYMOUS_WRITES: "true" });
     expect(meant.output).not.toMatch(/open writes/);
     expect(meant.output).toMatch(/Service packaged/);

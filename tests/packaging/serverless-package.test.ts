@@ -57,9 +57,10 @@ beforeAll(async () => {
     CORS_ORIGINS: "https://blog.example",
     LOG_LEVEL: "error",
   });
-  // One at a time: two packagings in one folder share serverless's working files.
-  const plain = await packageWithOutput(packageDir, env);
-  const optioned = await packageInto(configuredDir, withOptions);
+  const [plain, optioned] = await Promise.all([
+    packageWithOutput(packageDir, env),
+    packageInto(configuredDir, withOptions),
+  ]);
   resources = plain.template.Resources;
   printed = plain.output;
   configured = optioned;
