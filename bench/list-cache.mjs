@@ -1,8 +1,11 @@
-// Bench section "list cache": the list handler answering an unchanged 10,000-post list from
+// Bench sections "list cache": the list handler answering an unchanged 10,000-post list from
 // memory, and after 1 and 100 writes (patched), each beside a bare paginated Scan measured in the
 // same run, in time and in read units; DynamoDB calls per warm list; memory on a new instance's
-// Scan; what the change marker's ADD and slot add to each write.
+// Scan; what the change marker's ADD and slot add to each write. "listCacheLarge", run only when
+// named (`--only listCacheLarge`), measures the same lists over 100,000 posts, and a new
+// instance's first list.
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { Writable } from "node:stream";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { DELETE_BASE, LIMITS, TABLES, handlerCases, importHandler } from "./context.mjs";
 import { lambdaEnv, seedTables } from "./context.mjs";
@@ -23,6 +26,18 @@ const COUNTS = {
   writes: 150,
 };
 const BUDGET_MS = { warm: 10_000, misses: 60_000, memory: 60_000, writes: 30_000 };
+/** The large table: its posts (of about 1 KB, as the 10,000), its rounds, and its seeding's time. */
+const LARGE = {
+  table: "bench-list-100k",
+  posts: 100_000,
+  warmLists: 20,
+  misses: 3,
+  manyRounds: 2,
+  budgetMs: 300_000,
+  seedBudgetMs: 900_000,
+};
+/** What a list's context gives the handler: time left, as Lambda's does (the function's 180 s). */
+const LIST_CONTEXT = { getRemainingTimeInMillis: () => 180_000 };
 /** Semi-space size (MB) of the informational memory run; Node 20's default is 16. */
 const SMALL_SEMI_SPACE_MB = 2;
 const WRITES = /** @type {const} */ (["create", "update", "delete"]);
@@ -94,20 +109,200 @@ async function measureWrites(/** @type {import("./context.mjs").Context} */ { en
   return Object.fromEntries(medians);
 }
 
+/**
+ * A list instance streamed as on Lambda (lib/http/stream.ts), into a stream that takes every write
+ * at once and keeps a reference to it: no network, no copy. It answers the prelude's status and
+ * the pieces written.
+ * @returns {Promise<(event: import("./context.mjs").ApiEvent) => Promise<{ statusCode: number, body: Buffer[] }>>}
+ */
+async function importStreamed(/** @type {Record<string, string>} */ env, instance = "") {
+  let status = 0;
+  /** @type {Buffer[]} */
+  let written = [];
+  const sink = () =>
+    new Writable({
+      write(chunk, _, done) {
+        written.push(chunk);
+        done();
+      },
+    });
+  const awslambda = {
+    streamifyResponse: (/** @type {Function} */ run) => async (/** @type {unknown} */ event) => {
+      written = [];
+      await run(event, sink(), LIST_CONTEXT);
+      return { statusCode: status, body: written };
+    },
+    HttpResponseStream: {
+      from: (/** @type {Writable} */ stream, /** @type {{ statusCode: number }} */ prelude) => {
+        status = prelude.statusCode;
+        return stream;
+      },
+    },
+  };
+  // Only while this bundle loads: it reads the global once, when it builds its handler.
+  Object.assign(globalThis, { awslambda });
+  try {
+    return /** @type {any} */ (await importHandler("list-posts", env, `streamed-${instance}`));
+  } finally {
+    delete (/** @type {any} */ (globalThis).awslambda);
+  }
+}
+
+/**
+ * A handler called with the list function's time left, as on Lambda: without a context a handler
+ * assumes 10 s, less than a Scan of 100,000 posts takes here.
+ * @param {import("./context.mjs").Handler} handler @returns {import("./context.mjs").Handler}
+ */
+const withTime = (handler) => (event) => /** @type {any} */ (handler)(event, LIST_CONTEXT);
+
+/** The list instances a measurement of lists after writes uses, over `table`. */
+async function listInstances(/** @type {string} */ endpoint, /** @type {string} */ table) {
+  const env = lambdaEnv(endpoint, table);
+  const streamed = await importStreamed(env, table);
+  const buffered = withTime(await importHandler("list-posts", env, `buffered-${table}`));
+  // The same list in an instance of its own that logs, for each list's ReadUnits.
+  const logging = { ...env, LOG_LEVEL: "info" };
+  const counted = withTime(await importHandler("list-posts", logging, `units-${table}`));
+  const update = await importHandler("update-post", env, `list-cache-${table}`);
+  return { env, streamed, buffered, counted, update };
+}
+
+const IDENTITY = apiEvent({ method: "GET", headers: { "accept-encoding": "identity" } });
+const GZIP = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+
+/**
+ * Lists after 1 and after 100 writes, each beside the same instance's unchanged list and a bare
+ * Scan, in time and read units: the streamed answer (as on Lambda) is the one with targets; the
+ * buffered one (which joins the whole list into one string) and the gzipped one (which compresses
+ * the whole list again) are shown apart.
+ * @param {import("./context.mjs").Context} ctx @param {Awaited<ReturnType<typeof listInstances>>} lists
+ * @param {string} table @param {{ misses: number, manyRounds: number, budgetMs: number }} counts
+ */
+async function measureAfterWrites(ctx, lists, table, counts) {
+  const { streamed, buffered, counted, update } = lists;
+  const units = () => readUnitsOf(() => expectStatus(counted, IDENTITY));
+  // Each instance lists once to apply the last round's writes; the buffered one last, just
+  // before its own timed list, so that the garbage of its whole-list string is not collected
+  // during the streamed one's.
+  const catchUp = async () => {
+    await streamed(IDENTITY);
+    await units();
+  };
+  const retitle = (/** @type {number} */ id, /** @type {string} */ title) =>
+    expectStatus(update, apiEvent({ method: "PUT", postId: id, body: { title } }));
+  /** @type {Record<string, number[]>} */
+  const after = {};
+  const keep = (/** @type {string} */ key, /** @type {number} */ value) =>
+    (after[key] ??= []).push(value);
+  const timedList = async (/** @type {string} */ key, /** @type {string | undefined} */ title) => {
+    const started = performance.now();
+    const { statusCode, body } = await streamed(title === undefined ? GZIP : IDENTITY);
+    keep(key, performance.now() - started);
+    // Outside the timing: the answer must carry the write, or nothing was patched.
+    if (statusCode !== 200) throw new Error(`the streamed list answered ${statusCode}`);
+    if (title && !Buffer.concat(body).includes(title)) {
+      throw new Error("the list missed a write");
+    }
+  };
+  const timedBuffered = async (/** @type {string} */ key, /** @type {string} */ title) => {
+    /** @type {string} */
+    let body = "";
+    keep(key, await timed(async () => (body = await expectStatus(buffered, IDENTITY))));
+    if (!body.includes(title)) throw new Error("the buffered list missed a write");
+  };
+  await rounds(counts.misses, counts.budgetMs, [0], async (_, round) => {
+    const title = `Post 1, take ${round}`;
+    await catchUp();
+    await timedList("unchanged", "");
+    await expectStatus(buffered, IDENTITY);
+    keep("unchangedBuffered", await timed(() => expectStatus(buffered, IDENTITY)));
+    await retitle(1, title);
+    await timedList("one", title);
+    await timedBuffered("oneBuffered", title);
+    keep("units1", await units());
+    await retitle(1, `${title}, gzipped`);
+    await timedList("oneGzip", undefined);
+    keep("scan", await timed(() => ctx.floor.list(table)));
+  });
+  await rounds(counts.manyRounds, counts.budgetMs, [0], async (_, round) => {
+    const title = (/** @type {number} */ id) => `Post ${id}, round ${round} of many`;
+    await catchUp();
+    await expectStatus(buffered, IDENTITY);
+    for (let id = 1; id <= COUNTS.manyWrites; id++) await retitle(id, title(id));
+    await timedList("many", title(COUNTS.manyWrites));
+    await timedBuffered("manyBuffered", title(COUNTS.manyWrites));
+    keep("units100", await units());
+    for (let id = 1; id <= COUNTS.manyWrites; id++) await retitle(id, `${title(id)}, gzipped`);
+    await timedList("manyGzip", undefined);
+  });
+  /** @type {Record<string, number>} */
+  const results = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, median(v)]));
+  const runs = { missRuns: after.one?.length ?? 0, manyRuns: after.many?.length ?? 0 };
+  const scanUnits = await ctx.floor.scanUnits(table);
+  return /** @type {Record<string, number>} */ ({ ...results, ...runs, scanUnits });
+}
+
+/** The rows of lists after writes over `posts` posts. @param {number} posts @param {any} r */
+function afterWriteRows(posts, r) {
+  const list = `list ${posts}`;
+  const streamed = "streamed as on Lambda";
+  const row = (
+    /** @type {string} */ metric,
+    /** @type {number} */ value,
+    /** @type {number} */ floor,
+    unit = "ms",
+    target = "info",
+  ) => ratioRow(metric, "list-posts", value, floor, unit, target);
+  const target = (/** @type {string} */ at10k) => (posts === LIMITS.list.posts ? at10k : "info");
+  const units = (/** @type {number} */ k) =>
+    `${list} after ${k} write(s): read units (vs a Scan's)`;
+  return [
+    row(
+      `${list} unchanged, ${streamed}, median of ${r.missRuns} (vs bare Scan)`,
+      r.unchanged,
+      r.scan,
+    ),
+    row(
+      `${list} after 1 write, patched, ${streamed}, median of ${r.missRuns} (vs bare Scan)`,
+      r.one,
+      r.scan,
+      "ms",
+      target("<= 0.05x"),
+    ),
+    row(
+      `  the same (vs the unchanged list, ${streamed})`,
+      r.one,
+      r.unchanged,
+      "ms",
+      target("<= 1.5x"),
+    ),
+    row(
+      `  the same, buffered: the whole list joined into one string (vs bare Scan)`,
+      r.oneBuffered,
+      r.scan,
+    ),
+    row(`  the buffered unchanged list (vs bare Scan)`, r.unchangedBuffered, r.scan),
+    row(`  the same, gzipped: the whole list compressed again (vs bare Scan)`, r.oneGzip, r.scan),
+    row(
+      `${list} after ${COUNTS.manyWrites} writes, ${streamed}, median of ${r.manyRuns} (vs bare Scan)`,
+      r.many,
+      r.scan,
+    ),
+    row(`  the same, buffered (vs bare Scan)`, r.manyBuffered, r.scan),
+    row(`  the same, gzipped (vs bare Scan)`, r.manyGzip, r.scan),
+    row(units(1), r.units1, r.scanUnits, "units", target("<= 0.01x")),
+    row(units(COUNTS.manyWrites), r.units100, r.scanUnits, "units"),
+  ];
+}
+
 /** @type {import("./context.mjs").Section} */
 export const listCache = {
   title: "list cache: warm lists, misses, memory, writes",
   async measure(ctx) {
     const env = lambdaEnv(ctx.endpoint, TABLES.listBig);
     const list = await importHandler("list-posts", env, "list-cache");
-    const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
-    const listed = () => expectStatus(list, event);
-    const identity = apiEvent({ method: "GET", headers: { "accept-encoding": "identity" } });
-    // The same list in an instance of its own that logs, for each list's ReadUnits.
-    const counted = await importHandler("list-posts", { ...env, LOG_LEVEL: "info" }, "units");
-    const listedUnits = () => readUnitsOf(() => expectStatus(counted, identity));
-    const update = await importHandler("update-post", env, "list-cache");
-    await listedUnits();
+    const listed = () => expectStatus(list, GZIP);
+    const lists = await listInstances(ctx.endpoint, TABLES.listBig);
 
     log("list cache: warm lists, and the DynamoDB calls each makes");
     await listed(); // the first list: its body was built at init, as on a new instance
@@ -120,48 +315,11 @@ export const listCache = {
     });
 
     log("list cache: lists after 1 and 100 writes, beside bare Scans");
-    const retitle = (/** @type {number} */ id, /** @type {string} */ title) =>
-      expectStatus(update, apiEvent({ method: "PUT", postId: id, body: { title } }));
-    /** @type {Record<"unchanged" | "one" | "oneGzip" | "many" | "manyGzip" | "scan" | "units1" | "units100", number[]>} */
-    const after = {
-      unchanged: [],
-      one: [],
-      oneGzip: [],
-      many: [],
-      manyGzip: [],
-      scan: [],
-      units1: [],
-      units100: [],
-    };
-    const patched = async (/** @type {string} */ title, /** @type {number[]} */ ms) => {
-      /** @type {string} */
-      let body = "";
-      ms.push(await timed(async () => (body = await expectStatus(list, identity))));
-      // Outside the timing: the answer must carry the write, or nothing was patched.
-      if (!body.includes(title)) throw new Error("the list missed a write");
-    };
-    await rounds(COUNTS.misses, BUDGET_MS.misses, [0], async (_, round) => {
-      const title = `Post 1, take ${round}`;
-      after.unchanged.push(await timed(() => expectStatus(list, identity)));
-      await retitle(1, title);
-      await patched(title, after.one);
-      after.units1.push(await listedUnits());
-      await retitle(1, `${title}, gzipped`);
-      after.oneGzip.push(await timed(listed));
-      await listedUnits(); // the counting instance catches up, so each round counts its own writes
-      after.scan.push(await timed(() => ctx.floor.list(TABLES.listBig)));
+    const after = await measureAfterWrites(ctx, lists, TABLES.listBig, {
+      misses: COUNTS.misses,
+      manyRounds: COUNTS.manyRounds,
+      budgetMs: BUDGET_MS.misses,
     });
-    await rounds(COUNTS.manyRounds, BUDGET_MS.misses, [0], async (_, round) => {
-      const title = (/** @type {number} */ id) => `Post ${id}, round ${round} of many`;
-      for (let id = 1; id <= COUNTS.manyWrites; id++) await retitle(id, title(id));
-      await patched(title(COUNTS.manyWrites), after.many);
-      after.units100.push(await listedUnits());
-      for (let id = 1; id <= COUNTS.manyWrites; id++) await retitle(id, `${title(id)}, gzipped`);
-      after.manyGzip.push(await timed(listed));
-      await listedUnits();
-    });
-    const scanUnits = await ctx.floor.scanUnits(TABLES.listBig);
-    const misses = { miss: after.one, scan: after.scan };
 
     log("list cache: memory on a miss (fresh processes)");
     const memory = {
@@ -184,17 +342,8 @@ export const listCache = {
       warmRuns: warm.length,
       callsPerList: calls / COUNTS.countedLists,
       callsByOperation,
-      missMs: median(misses.miss),
-      unchangedIdentityMs: median(after.unchanged),
-      missGzipMs: median(after.oneGzip),
-      manyMs: median(after.many),
-      manyGzipMs: median(after.manyGzip),
-      manyRuns: after.many.length,
-      units1: median(after.units1),
-      units100: median(after.units100),
-      scanUnits,
-      scanMs: median(misses.scan),
-      missRuns: misses.miss.length,
+      after,
+      scanMs: after.scan,
       missRssGrowth: median(memory.plain.map((m) => m.rssGrowth)),
       missRssGrowthSmallYoung: median(memory.smallYoung.map((m) => m.rssGrowth)),
       jsonBytes: median(memory.plain.map((m) => m.responseBytes)),
@@ -205,31 +354,76 @@ export const listCache = {
     const [list, json] = [`list ${LIMITS.list.posts}`, mb(r.jsonBytes)];
     const warm = `${list} warm, table unchanged, p50 of ${r.warmRuns} (vs bare paginated Scan)`;
     const calls = `DynamoDB calls per warm list (${JSON.stringify(r.callsByOperation)})`;
-    const miss = `${list} after 1 write, patched, median of ${r.missRuns} (vs bare Scan)`;
-    const missVsUnchanged = `  the same (vs the unchanged list, identity: a buffered answer joins it)`;
-    const missGzip = `  the same, gzipped: the whole list compressed again (vs bare Scan)`;
-    const many = `${list} after ${COUNTS.manyWrites} writes, median of ${r.manyRuns} (vs bare Scan)`;
-    const manyGzip = `  the same, gzipped (vs bare Scan)`;
-    const units = (/** @type {number} */ k) =>
-      `${list} after ${k} write(s): read units (vs a Scan's)`;
     const rss = `${list} new instance's Scan: peak RSS growth (vs JSON response size)`;
     const young = `  the same, --max-semi-space-size=${SMALL_SEMI_SPACE_MB} (vs JSON response size)`;
     return [
       ratioRow(warm, "list-posts", r.warmMs, r.scanMs, "ms", "<= 0.02x"),
       ratioRow(calls, "list-posts", r.callsPerList, 1, "calls", "<= 1 calls"),
-      ratioRow(miss, "list-posts", r.missMs, r.scanMs, "ms", "<= 0.05x"),
-      ratioRow(missVsUnchanged, "list-posts", r.missMs, r.unchangedIdentityMs, "ms", "<= 1.5x"),
-      ratioRow(missGzip, "list-posts", r.missGzipMs, r.scanMs, "ms"),
-      ratioRow(many, "list-posts", r.manyMs, r.scanMs, "ms"),
-      ratioRow(manyGzip, "list-posts", r.manyGzipMs, r.scanMs, "ms"),
-      ratioRow(units(1), "list-posts", r.units1, r.scanUnits, "units", "<= 0.01x"),
-      ratioRow(units(COUNTS.manyWrites), "list-posts", r.units100, r.scanUnits, "units"),
+      ...afterWriteRows(LIMITS.list.posts, r.after),
       ratioRow(rss, "list-posts", mb(r.missRssGrowth), json, "MB", "<= 3x"),
       ratioRow(young, "list-posts", mb(r.missRssGrowthSmallYoung), json, "MB"),
       ...WRITES.map((op) => {
         const metric = `warm p50, ${op} (vs the write without the marker's ADD and slot)`;
         return ratioRow(metric, `${op}-post`, r.writes[op].handler, r.writes[op].bare, "ms");
       }),
+    ];
+  },
+};
+
+/**
+ * The list cache over 100,000 posts (about 100 MB of JSON): seeded here, so run only when named.
+ * A new instance's first list (its init gives up on the Scan after 2 s, so that list scans), the
+ * unchanged list, and lists after 1 and after 100 writes, each beside a bare Scan.
+ * @type {import("./context.mjs").Section & { optIn: true }}
+ */
+export const listCacheLarge = {
+  title: `list cache over ${LARGE.posts} posts (only when named)`,
+  optIn: true,
+  async measure(ctx) {
+    log(`seeding ${LARGE.posts} posts`);
+    const { contentChars } = LIMITS.list;
+    await seedTables(
+      ctx.endpoint,
+      ctx.floor,
+      [[LARGE.table, 1, LARGE.posts, contentChars]],
+      LARGE.seedBudgetMs,
+    );
+    log("list cache, large: a new instance's first list, beside a bare Scan");
+    const env = lambdaEnv(ctx.endpoint, LARGE.table);
+    const started = performance.now();
+    const first = await importStreamed(env, "first");
+    const initMs = performance.now() - started;
+    const firstMs = initMs + (await timed(() => first(IDENTITY)));
+    const firstScanMs = await timed(() => ctx.floor.list(LARGE.table));
+    const lists = await listInstances(ctx.endpoint, LARGE.table);
+    log("list cache, large: warm lists");
+    const warm = /** @type {number[]} */ ([]);
+    await rounds(LARGE.warmLists, LARGE.budgetMs, [0], async () => {
+      warm.push(await timed(() => lists.streamed(IDENTITY)));
+    });
+    log("list cache, large: lists after 1 and 100 writes, beside bare Scans");
+    const after = await measureAfterWrites(ctx, lists, LARGE.table, LARGE);
+    return { initMs, firstMs, firstScanMs, warmMs: median(warm), warmRuns: warm.length, after };
+  },
+  rows(/** @type {any} */ r) {
+    const list = `list ${LARGE.posts}`;
+    return [
+      ratioRow(
+        `${list}, new instance: init + first list, streamed (vs bare Scan)`,
+        "list-posts",
+        r.firstMs,
+        r.firstScanMs,
+        "ms",
+      ),
+      ratioRow(`  its init (vs the whole)`, "list-posts", r.initMs, r.firstMs, "ms"),
+      ratioRow(
+        `${list} warm, table unchanged, streamed, p50 of ${r.warmRuns} (vs bare Scan)`,
+        "list-posts",
+        r.warmMs,
+        r.after.scan,
+        "ms",
+      ),
+      ...afterWriteRows(LARGE.posts, r.after),
     ];
   },
 };

@@ -25,13 +25,23 @@ export function postDigest(json: Uint8Array): Buffer {
 }
 
 /**
- * A list's strong ETag from its posts' digests in order: it names the body just as a hash of the
- * whole body does (the body is the posts in order), but after k changed posts it hashes k posts
- * and 16 bytes per post, not the whole list again.
+ * A page's digest from its posts' digests, 16 bytes each, joined in order (16 bytes, like a
+ * post's): a list is hashed page by page, so that after k changed posts only the pages holding
+ * them are hashed again.
  */
-export function etagOfPostDigests(digests: readonly Uint8Array[]): string {
-  const joined = Buffer.allocUnsafe(digests.length * POST_DIGEST_BYTES);
-  for (const [i, digest] of digests.entries()) joined.set(digest, i * POST_DIGEST_BYTES);
-  const hash = createHash("sha256").update("posts:").update(joined);
+export function pageDigest(postDigests: Uint8Array): Buffer {
+  const hash = createHash("sha256").update("page:").update(postDigests);
+  return hash.digest().subarray(0, POST_DIGEST_BYTES);
+}
+
+/**
+ * A list's strong ETag from its pages' digests in order. Which page a post is on depends only on
+ * its id, so the tag names the posts just as a hash of the whole body does (the body is the posts
+ * in order): two instances holding the same posts answer the same tag, and after k changed posts
+ * it hashes those pages and 16 bytes per page, not the whole list again.
+ */
+export function etagOfPageDigests(pageDigests: readonly Uint8Array[]): string {
+  const hash = createHash("sha256").update("pages:");
+  for (const digest of pageDigests) hash.update(digest);
   return `"${hash.digest("base64url").slice(0, 32)}"`;
 }

@@ -1,84 +1,105 @@
-// The list as one instance keeps it: each post's JSON bytes in ascending id order, built once by a
-// Scan and then patched post by post, and the answer's pieces, size and ETag made from them.
-import { etagOfPostDigests, postDigest } from "../posts/etag.js";
+// The list built by a Scan: each post's JSON written, as its Scan page arrives, straight into the
+// buffer of the kept list's page it belongs on (lib/storage/list-pages.ts), then each page put in
+// id order in place, so the list's bytes are never held twice.
+import { POST_DIGEST_BYTES, pageDigest, postDigest } from "../posts/etag.js";
 import { type Post, serializePost } from "../posts/post.js";
-import type { ListBody } from "../posts/repository.js";
+import { type ListPage, PAGE_IDS, pageOf } from "./list-pages.js";
 import type { PostsTable } from "./posts-table.js";
 
-/** One post of a kept list: its id, its JSON as UTF-8 bytes, and their digest for the ETag. */
-export interface ListEntry {
+const COMMA = 0x2c;
+/** Room a new page's buffer gets beyond the posts seen so far's average: a page rarely grows. */
+const PAGE_ROOM = 1.25;
+
+/** A post as a filling page holds it: where its JSON starts, and its length. */
+interface Placed {
   id: number;
-  json: Uint8Array;
-  digest: Uint8Array;
+  at: number;
+  length: number;
 }
 
-/** The separators between the posts' JSON, shared by every list. */
-const OPEN = Buffer.from("[");
-const COMMA = Buffer.from(",");
-const CLOSE = Buffer.from("]");
-
-/**
- * Every post's entry, ascending by id, built page by page: each page's posts become UTF-8 bytes in
- * one buffer of their own as the page arrives, so neither the raw items of the whole table nor one
- * string of the whole list is ever held. The bytes live outside the JavaScript heap, whose
- * collector would otherwise let it grow to several times the list before collecting a Scan's
- * garbage (docs/performance.md, The list at any size).
- */
-export async function scanEntries(table: PostsTable, signal?: AbortSignal): Promise<ListEntry[]> {
-  const entries: ListEntry[] = [];
-  await table.scanPages((page: Post[]) => {
-    const texts = page.map((post) => JSON.stringify(serializePost(post)));
-    const slab = Buffer.allocUnsafeSlow(
-      texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0),
-    );
-    let at = 0;
-    for (const [i, post] of page.entries()) {
-      const length = slab.write(texts[i] as string, at);
-      const json = slab.subarray(at, at + length);
-      entries.push({ id: post.id, json, digest: postDigest(json) });
-      at += length;
-    }
-  }, signal);
-  return entries.sort((a, b) => a.id - b.id);
+/** A page as the Scan fills it: its posts' JSON in the order they came, each and a comma. */
+interface FillingPage {
+  buffer: Buffer;
+  used: number;
+  posts: Placed[];
 }
 
 /**
- * The entries with `changed` applied: each id's post put in its place, or taken out where it has
- * none (deleted). One merge of the two sorted sequences; unchanged entries are shared, not copied.
+ * The pages of one Scan, filled as its pages arrive. Each page's buffer is allocated once, with
+ * room for a whole page of posts of the average size so far, outside the JavaScript heap; the
+ * memory a page never writes is never touched, so it takes address space, not resident memory.
  */
-export function patchEntries(
-  entries: readonly ListEntry[],
-  changed: ReadonlyMap<number, Post | undefined>,
-): ListEntry[] {
-  const ids = [...changed.keys()].sort((a, b) => a - b);
-  const patched: ListEntry[] = [];
+export class PageFiller {
+  private readonly pages = new Map<number, FillingPage>();
+  private posts = 0;
+  private bytes = 0;
+
+  /** Writes a post's JSON into its page. */
+  add(post: Post): void {
+    const text = JSON.stringify(serializePost(post));
+    const length = Buffer.byteLength(text);
+    this.posts += 1;
+    this.bytes += length + 1;
+    const page = this.room(pageOf(post.id), length + 1);
+    page.buffer.write(text, page.used);
+    page.buffer[page.used + length] = COMMA;
+    page.posts.push({ id: post.id, at: page.used, length });
+    page.used += length + 1;
+  }
+
+  /** The page `key` with room for `bytes` more: opened, or moved to a buffer twice as large. */
+  private room(key: number, bytes: number): FillingPage {
+    const page = this.pages.get(key);
+    if (page && page.used + bytes <= page.buffer.length) return page;
+    const room = Math.ceil((this.bytes / this.posts) * PAGE_IDS * PAGE_ROOM);
+    const size = Math.max(bytes + (page?.used ?? 0), page ? 2 * page.buffer.length : room);
+    const buffer = Buffer.allocUnsafeSlow(size);
+    page?.buffer.copy(buffer, 0, 0, page.used);
+    const grown = { buffer, used: page?.used ?? 0, posts: page?.posts ?? [] };
+    this.pages.set(key, grown);
+    return grown;
+  }
+
+  /** Every page, ascending, its posts put in id order in place through one scratch buffer. */
+  finish(): ListPage[] {
+    const keys = [...this.pages.keys()].sort((a, b) => a - b);
+    const largest = Math.max(0, ...[...this.pages.values()].map((page) => page.used));
+    const scratch = Buffer.allocUnsafeSlow(largest);
+    return keys.map((key) => inOrder(key, this.pages.get(key) as FillingPage, scratch));
+  }
+}
+
+/** A filled page as a kept one: its posts' JSON rewritten in id order, commas between. */
+function inOrder(key: number, page: FillingPage, scratch: Buffer): ListPage {
+  page.buffer.copy(scratch, 0, 0, page.used);
+  const posts = page.posts.sort((a, b) => a.id - b.id);
+  const ids = new Float64Array(posts.length);
+  const ends = new Uint32Array(posts.length);
+  const digests = Buffer.allocUnsafeSlow(posts.length * POST_DIGEST_BYTES);
   let at = 0;
-  for (const id of ids) {
-    while (at < entries.length && (entries[at] as ListEntry).id < id) patched.push(entries[at++]!);
-    if (at < entries.length && (entries[at] as ListEntry).id === id) at++;
-    const post = changed.get(id);
-    if (post) {
-      const json = Buffer.from(JSON.stringify(serializePost(post)));
-      patched.push({ id, json, digest: postDigest(json) });
-    }
+  for (const [i, { id, at: from, length }] of posts.entries()) {
+    scratch.copy(page.buffer, at, from, from + length + 1);
+    digests.set(postDigest(page.buffer.subarray(at, at + length)), i * POST_DIGEST_BYTES);
+    at += length;
+    [ids[i], ends[i]] = [id, at];
+    at += 1;
   }
-  while (at < entries.length) patched.push(entries[at++]!);
-  return patched;
+  // The last post's comma is left out.
+  const chunk = page.buffer.subarray(0, at - 1);
+  return { key, ids, ends, chunk, digests, digest: pageDigest(digests) };
 }
 
 /**
- * The answer for these entries: the JSON array's pieces, its size in bytes and its ETag, made of
- * the posts' digests so that a patched list is not hashed whole again.
+ * The whole list's pages, from a Scan read page by page: each Scan page's posts are written into
+ * the list's pages as the page arrives, so neither the raw items of the whole table nor one string
+ * of the whole list is ever held, nor a second copy of the posts' bytes. The bytes live outside
+ * the JavaScript heap, whose collector would otherwise let it grow to several times the list
+ * before collecting a Scan's garbage (docs/performance.md, The list at any size).
  */
-export function listBody(entries: readonly ListEntry[]): ListBody {
-  const parts: Uint8Array[] = [OPEN];
-  // The brackets, and one comma between each two posts.
-  let bytes = 2 + Math.max(entries.length - 1, 0);
-  for (const [i, entry] of entries.entries()) {
-    if (i > 0) parts.push(COMMA);
-    parts.push(entry.json);
-    bytes += entry.json.length;
-  }
-  parts.push(CLOSE);
-  return { json: parts, bytes, etag: etagOfPostDigests(entries.map((entry) => entry.digest)) };
+export async function scanPages(table: PostsTable, signal?: AbortSignal): Promise<ListPage[]> {
+  const filler = new PageFiller();
+  await table.scanPages((page: Post[]) => {
+    for (const post of page) filler.add(post);
+  }, signal);
+  return filler.finish();
 }

@@ -5,7 +5,8 @@ import type { Post } from "../posts/post.js";
 import type { ListBody } from "../posts/repository.js";
 import { type StorageCounts, addCount } from "./counts.js";
 import { type ChangeMarker, type ShardState, changesSince } from "./change-marker.js";
-import { type ListEntry, listBody, patchEntries, scanEntries } from "./list-body.js";
+import { scanPages } from "./list-body.js";
+import { type ListPage, listBody, patchPages } from "./list-pages.js";
 import type { PostsTable } from "./posts-table.js";
 
 /**
@@ -22,9 +23,9 @@ export const LIST_CACHE_MAX_AGE_MS = 30 * 60_000;
  */
 export const UNRECORDED_WRITE_GRACE_MS = 15_000;
 
-/** A kept list: its entries, its answer, and where on each shard it has every write applied. */
+/** A kept list: its pages, its answer, and where on each shard it has every write applied. */
 interface KeptList {
-  entries: ListEntry[];
+  pages: ListPage[];
   body: ListBody;
   positions: number[];
   scannedAt: number;
@@ -73,9 +74,9 @@ export class ListCache {
     addCount(counts, "ListPatched");
     const changed = new Map<number, Post | undefined>(plan.ids.map((id) => [id, undefined]));
     await this.table.getMany(plan.ids, (post) => changed.set(post.id, post), signal);
-    const entries = patchEntries(kept.entries, changed);
-    const body = listBody(entries);
-    this.kept = { entries, body, positions: plan.through, scannedAt: kept.scannedAt };
+    const pages = patchPages(kept.pages, changed);
+    const body = listBody(pages);
+    this.kept = { pages, body, positions: plan.through, scannedAt: kept.scannedAt };
     return body;
   }
 
@@ -117,9 +118,9 @@ export class ListCache {
     // The kept list goes first: the old copy and the new one are never held at once.
     this.kept = undefined;
     this.unrecorded.clear();
-    const entries = await scanEntries(this.table, signal);
-    const body = listBody(entries);
-    this.kept = { entries, body, positions: shards.map((s) => s.count), scannedAt: now };
+    const pages = await scanPages(this.table, signal);
+    const body = listBody(pages);
+    this.kept = { pages, body, positions: shards.map((s) => s.count), scannedAt: now };
     return body;
   }
 }

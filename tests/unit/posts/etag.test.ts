@@ -1,11 +1,12 @@
-// Unit: the ETags, of a body and of a list from its posts' digests.
+// Unit: the ETags, of a body and of a list from its pages' digests.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   POST_DIGEST_BYTES,
   etagOf,
   etagOfParts,
-  etagOfPostDigests,
+  etagOfPageDigests,
+  pageDigest,
   postDigest,
 } from "../../../lib/posts/etag.js";
 
@@ -21,30 +22,47 @@ describe("a post's digest", () => {
   });
 });
 
-describe("a list's ETag from its posts' digests", () => {
+const hashOf = (label: string, digests: Buffer[]) =>
+  createHash("sha256").update(label).update(Buffer.concat(digests)).digest();
+
+describe("a page's digest from its posts' digests", () => {
   const [a, b] = [postDigest(bytes('{"id":1}')), postDigest(bytes('{"id":2}'))];
 
-  it("is a strong tag of 32 base64url characters, the same for the same posts", () => {
-    const tag = etagOfPostDigests([a, b]);
+  it("is the first 16 bytes of the hash of the joined digests, under its own prefix", () => {
+    const digest = pageDigest(Buffer.concat([a, b]));
+    expect(digest).toEqual(hashOf("page:", [a, b]).subarray(0, 16));
+    expect(digest).toHaveLength(POST_DIGEST_BYTES);
+  });
+
+  it("changes with the order and with a post more or less", () => {
+    const digest = pageDigest(Buffer.concat([a, b]));
+    expect(pageDigest(Buffer.concat([b, a]))).not.toEqual(digest);
+    expect(pageDigest(a)).not.toEqual(digest);
+  });
+});
+
+describe("a list's ETag from its pages' digests", () => {
+  const [a, b] = [pageDigest(postDigest(bytes('{"id":1}'))), pageDigest(Buffer.alloc(0))];
+
+  it("is a strong tag of 32 base64url characters, the same for the same pages", () => {
+    const tag = etagOfPageDigests([a, b]);
     expect(tag).toMatch(STRONG_TAG);
-    expect(etagOfPostDigests([postDigest(bytes('{"id":1}')), b])).toBe(tag);
+    expect(etagOfPageDigests([pageDigest(postDigest(bytes('{"id":1}'))), b])).toBe(tag);
   });
 
   it("is the hash of the digests in order, under its own prefix", () => {
-    const expected = createHash("sha256")
-      .update("posts:")
-      .update(Buffer.concat([a, b]))
-      .digest("base64url")
-      .slice(0, 32);
-    expect(etagOfPostDigests([a, b])).toBe(`"${expected}"`);
+    const expected = hashOf("pages:", [a, b]).toString("base64url").slice(0, 32);
+    expect(etagOfPageDigests([a, b])).toBe(`"${expected}"`);
+    expect(etagOfPageDigests([])).toBe(
+      `"${hashOf("pages:", []).toString("base64url").slice(0, 32)}"`,
+    );
   });
 
-  it("changes with the order, a post more or less, and is never a body's tag", () => {
-    const tag = etagOfPostDigests([a, b]);
-    expect(etagOfPostDigests([b, a])).not.toBe(tag);
-    expect(etagOfPostDigests([a])).not.toBe(tag);
-    expect(etagOfPostDigests([])).toMatch(STRONG_TAG);
+  it("changes with the order, a page more or less, and is never a body's tag", () => {
+    const tag = etagOfPageDigests([a, b]);
+    expect(etagOfPageDigests([b, a])).not.toBe(tag);
+    expect(etagOfPageDigests([a])).not.toBe(tag);
     expect(etagOfParts([Buffer.concat([a, b])])).not.toBe(tag);
-    expect(etagOf("[]")).not.toBe(etagOfPostDigests([]));
+    expect(etagOf("[]")).not.toBe(etagOfPageDigests([]));
   });
 });
