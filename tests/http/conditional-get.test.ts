@@ -4,13 +4,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
 import { type Offline, startOffline } from "../helpers/offline.js";
 
-/** The list's tag as the service makes it: a hash of each post's digest, in order. */
+/**
+ * The list's tag as the service makes it: each post's digest (16 bytes of a SHA-256 of its JSON),
+ * joined per page of 128 ids and hashed into the page's digest, the pages' digests hashed in order.
+ */
 function listTagOf(text: string): string {
-  const posts = JSON.parse(text) as unknown[];
-  const digests = posts.map((post) =>
-    createHash("sha256").update(JSON.stringify(post)).digest().subarray(0, 16),
-  );
-  const hash = createHash("sha256").update("posts:").update(Buffer.concat(digests));
+  const posts = JSON.parse(text) as { id: number }[];
+  const digest = (data: Buffer | string, prefix = "") =>
+    createHash("sha256").update(prefix).update(data).digest().subarray(0, 16);
+  const pages = new Map<number, Buffer[]>();
+  for (const post of posts) {
+    const page = Math.floor(post.id / 128);
+    pages.set(page, [...(pages.get(page) ?? []), digest(JSON.stringify(post))]);
+  }
+  const hash = createHash("sha256").update("pages:");
+  for (const digests of pages.values()) hash.update(digest(Buffer.concat(digests), "page:"));
   return `"${hash.digest("base64url").slice(0, 32)}"`;
 }
 
