@@ -129,7 +129,7 @@ describe("without Java 17", () => {
       { ...process.env, PATH: withoutJava },
     );
     expectOneCleanMessage(outcome, /Java not found/, ...JAVA_HOW_TO);
-  });
+  }, 90_000); // a second vitest, with its config and setup: 13 s alone, more beside another suite
 
   it("npm run bench says Java is too old", async () => {
     const outcome = await run(join(withOldJava, "npm"), ["run", "--silent", "bench"], {
