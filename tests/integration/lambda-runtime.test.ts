@@ -79,14 +79,20 @@ describe("a streamed handler under the runtime's own client", () => {
 
   it("keeps the handler's lines and the runtime's own", async () => {
     const { requestId } = await runtime.invoke({ mode: "fail-after-first" });
-    const lines = runtime
-      .logs()
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toContainEqual({ message: "fixture", mode: "fail-after-first", requestId });
-    expect(lines).toContainEqual(
-      expect.objectContaining({ level: "ERROR", requestId, message: expect.anything() }),
-    );
+    // The runtime client's output reaches this process after the answer: polled for.
+    const lines = () =>
+      runtime
+        .logs()
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    await expect
+      .poll(lines, { timeout: 10_000 })
+      .toContainEqual({ message: "fixture", mode: "fail-after-first", requestId });
+    await expect
+      .poll(lines, { timeout: 10_000 })
+      .toContainEqual(
+        expect.objectContaining({ level: "ERROR", requestId, message: expect.anything() }),
+      );
   });
 });
 

@@ -184,11 +184,17 @@ describe("a list that fails after its first byte", () => {
   });
 
   it("logs the cut as an error line with the status the client got", async () => {
-    const lines = cut
-      .logs()
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.find((line) => line.message === "response cut")).toMatchObject({
+    // The runtime client's output reaches this process after the answer: wait for the line.
+    const cutLine = () =>
+      cut
+        .logs()
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.message === "response cut");
+    for (const deadline = Date.now() + 10_000; !cutLine() && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(cutLine()).toMatchObject({
       level: "ERROR",
       status: 200,
       responseCut: true,
