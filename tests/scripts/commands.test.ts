@@ -1,10 +1,9 @@
 // Every command package.json runs through one of this repository's scripts answers --help with
 // its usage and exit code 0, and an unknown flag with one line and exit code 2, doing nothing else.
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { runScript } from "../helpers/run-script.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const { scripts } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as {
@@ -16,19 +15,14 @@ const commands = Object.entries(scripts)
   .filter((entry): entry is readonly [string, string] => entry[1] !== undefined);
 
 /** Runs a command's script with `args`; its exit code and what it printed. */
-async function run(script: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [script, ...args], {
-      cwd: root,
-      timeout: 30_000,
-      // No AWS, no service: a command that went on past its flags would fail differently.
-      env: { ...process.env, PORT: "1", AWS_PROFILE: "none-such", ...extraEnv },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
-    return { code, stdout, stderr };
-  }
+function run(script: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  // No AWS, no service: a command that went on past its flags would fail differently.
+  return runScript(script, args, {
+    ...process.env,
+    PORT: "1",
+    AWS_PROFILE: "none-such",
+    ...extraEnv,
+  });
 }
 
 describe("every command's skeleton", () => {

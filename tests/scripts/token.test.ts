@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/ports.mjs";
+import { runScript } from "../helpers/run-script.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const CLIENT_ID = "writer-client-1";
@@ -102,21 +103,7 @@ function bareEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 async function token(args: string[], settings: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ["scripts/token.mjs", ...args],
-      { cwd: root, env: bareEnv(settings), timeout: 30_000 },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const {
-      code,
-      stdout = "",
-      stderr = "",
-    } = error as { code?: number; stdout?: string; stderr?: string };
-    return { code, stdout, stderr };
-  }
+  return runScript("scripts/token.mjs", args, bareEnv(settings));
 }
 
 const standIns = () => ({

@@ -1,14 +1,11 @@
 // `npm run webhook-secret` through the AWS SDK against a stand-in for SSM Parameter Store on
 // loopback: a secret made when missing and printed alone, kept on the next run, rotated (both
 // then sign), the rotation ended; and one line, exit 2, without credentials.
-import { execFile } from "node:child_process";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runScript } from "../helpers/run-script.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The stand-in's parameters, by name. */
 const parameters = new Map<string, { value: string; type: string }>();
 let server: Server;
@@ -54,22 +51,7 @@ async function secretCommand(args: string[], credentials = true) {
         AWS_ENDPOINT_URL_SSM: base,
       }
     : { HOME: "/nonexistent", AWS_EC2_METADATA_DISABLED: "true" };
-  try {
-    const run = promisify(execFile)(process.execPath, ["scripts/webhook-secret.mjs", ...args], {
-      cwd: root,
-      env: { ...env, ...settings },
-      timeout: 30_000,
-    });
-    const { stdout, stderr } = await run;
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const {
-      code,
-      stdout = "",
-      stderr = "",
-    } = error as { code?: number; stdout?: string; stderr?: string };
-    return { code, stdout, stderr };
-  }
+  return runScript("scripts/webhook-secret.mjs", args, { ...env, ...settings });
 }
 
 const NAME = "/blog-post-api/prod/webhooks/site";

@@ -1,0 +1,31 @@
+// Test helper: runs a script of this repository with node, to its end, and answers its exit code
+// and what it printed, whether it succeeded or not.
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** `script` (a path from the repository's root) with `args` in `env`; at most 30 s. */
+export async function runScript(script: string, args: string[], env: NodeJS.ProcessEnv) {
+  try {
+    const run = promisify(execFile)(process.execPath, [script, ...args], {
+      cwd: root,
+      env,
+      timeout: 30_000,
+    });
+    const { stdout, stderr } = await run;
+    return { code: 0 as number | undefined, stdout, stderr };
+  } catch (error) {
+    const {
+      code,
+      stdout = "",
+      stderr = "",
+    } = error as {
+      code?: number;
+      stdout?: string;
+      stderr?: string;
+    };
+    return { code, stdout, stderr };
+  }
+}
