@@ -84,7 +84,7 @@ export function templateEnv(settings: Record<string, string> = {}): NodeJS.Proce
  */
 const lockDir = join(
   tmpdir(),
-  `blog-post-api-serverless-${createHash("sha256").update(root).digest("hex").slice(0, 12)}.lock`,
+  `blog-post-api-dist-${createHash("sha256").update(root).digest("hex").slice(0, 12)}.lock`,
 );
 
 /** Whether the lock's holder is gone (a test process killed mid-package leaves its lock). */
@@ -107,7 +107,7 @@ async function lockAbandoned() {
  * Takes the lock, and answers the function that gives it back. A test that runs `npm start`
  * holds it too: npm start builds into dist/, which a packaging reads.
  */
-export async function holdPackagingLock(): Promise<() => Promise<void>> {
+export async function holdDistLock(): Promise<() => Promise<void>> {
   for (;;) {
     try {
       await mkdir(lockDir);
@@ -124,7 +124,7 @@ export async function holdPackagingLock(): Promise<() => Promise<void>> {
 
 /** Runs `work` holding the lock. */
 async function exclusively<T>(work: () => Promise<T>): Promise<T> {
-  const release = await holdPackagingLock();
+  const release = await holdDistLock();
   try {
     return await work();
   } finally {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { holdPackagingLock } from "../helpers/package.js";
+import { holdDistLock } from "../helpers/package.js";
 import { verifyWebhook } from "../../client/webhooks.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { type Subscriber, startSubscriber } from "../helpers/webhook-subscriber.js";
@@ -23,10 +23,10 @@ let running: { child: ChildProcess; output: () => string } | undefined;
 
 /**
  * Starts `npm start` on the test's data folder; resolves once its banner is printed. It builds
- * into dist/, which a packaging reads, so it holds the packaging lock until then, and no longer.
+ * into dist/, which a packaging reads, so it holds the lock on dist/ until then, and no longer.
  */
 async function startApi(env: Record<string, string>) {
-  const release = await holdPackagingLock();
+  const release = await holdDistLock();
   try {
     await spawnApi(env);
   } finally {
