@@ -261,7 +261,7 @@ it("keeps ids unique, creates durable and deletes final under concurrent workers
   // unless a delete of it may have landed first; a deleted post is not, unless a create may have.
   const listsOf = records.filter((r) => r.op === "list" && r.status === 200);
   const titled = records.filter(
-    (r) => r.sent?.title !== undefined && [200, 201].includes(r.status) && r.op !== "get",
+    (r) => r.sent?.title !== undefined && [200, 201].includes(r.status),
   );
   const titledById = byId(titled);
   const acknowledged = [...titled, ...[...deletes.values()].flat()].sort((a, b) => a.end - b.end);
