@@ -135,7 +135,6 @@ async function main() {
     const auth = await checkSetup(settings);
     const { handlerNames, watch } = await import("./build.mjs");
     const { startLocalApi } = await import("./lib/offline.mjs");
-    const { freePort } = await import("./lib/ports.mjs");
     const { startLocalFront } = await import("./lib/local-front.mjs");
     /** A digest of the built bundles, to tell a rebuild that changed them from one that did not. */
     const bundlesDigest = () => {
@@ -145,6 +144,8 @@ async function main() {
     };
     /** @type {Awaited<ReturnType<typeof startLocalApi>> | undefined} */
     let api;
+    /** @type {Awaited<ReturnType<typeof startLocalFront>> | undefined} */
+    let front;
     let served = "";
     let restarting = Promise.resolve();
     /** @type {NodeJS.Timeout | undefined} */
@@ -152,7 +153,7 @@ async function main() {
     // Serves the new bundles if they changed, so that warm instances load them.
     const reloadIfChanged = () => {
       restarting = restarting.then(async () => {
-        if (exiting || !api || bundlesDigest() === served) return;
+        if (exiting || !api || !front || bundlesDigest() === served) return;
         served = bundlesDigest();
         await api.restart().catch(() => undefined);
         console.log(`\nRebuilt: serving the new bundles at ${front.url}/api/post\n`);
@@ -165,14 +166,13 @@ async function main() {
     };
     started.push(await watch({ onBuilt }));
     mkdirSync(settings.dbPath, { recursive: true });
-    // serverless-offline listens on a port of its own; PORT is the front's (scripts/lib/local-front.mjs).
-    const httpPort = await freePort();
-    const target = `http://127.0.0.1:${httpPort}`;
-    const front = await startLocalFront({ target, port: settings.port });
-    started.push(front.stop);
     served = bundlesDigest();
-    api = await startLocalApi({ ...settings, httpPort, onExit: exit });
+    // serverless-offline listens on a port of its own, picked only once DynamoDB Local is up (a
+    // port picked earlier may be taken meanwhile); PORT is the front's (scripts/lib/local-front.mjs).
+    api = await startLocalApi({ ...settings, onExit: exit });
     started.push(api.stop);
+    front = await startLocalFront({ target: api.baseUrl, port: settings.port });
+    started.push(front.stop);
     const { db } = api;
     writeFileSync(
       `${settings.dbPath}/${checks.DATA_VERSION_FILE}`,
