@@ -75,10 +75,23 @@ const PATIENT_CLIENT: Partial<DynamoDBClientConfig> = {
 /** Creates an empty table named for this test file; call `drop` when done. */
 export async function freshTable(label: string, endpoint = inject("dynamoEndpoint")) {
   const tableName = `${label}-${process.pid}-${++tables}-${Date.now()}`;
-  const admin = localClient(endpoint);
   const idempotencyTableName = `${tableName}-keys`;
+  const admin = localClient(endpoint);
   await ensureTable(admin, tableName);
   await ensureIdempotencyTable(admin, idempotencyTableName);
+  admin.destroy();
+  const table = openTable(tableName, idempotencyTableName, endpoint);
+  const drop = async () => {
+    await table.admin.send(new DeleteTableCommand({ TableName: tableName }));
+    await table.admin.send(new DeleteTableCommand({ TableName: idempotencyTableName }));
+    table.close();
+  };
+  return { ...table, drop };
+}
+
+/** Clients over existing tables (a shared instance's): `close` when done, the tables stay. */
+export function openTable(tableName: string, idempotencyTableName: string, endpoint: string) {
+  const admin = localClient(endpoint);
   const config = localConfig(endpoint, tableName, idempotencyTableName);
   /** A second client and repository on these tables, e.g. with a test's own request handler. */
   const connect = (overrides: Partial<DynamoDBClientConfig> = {}) =>
@@ -91,9 +104,7 @@ export async function freshTable(label: string, endpoint = inject("dynamoEndpoin
   /** Every post stored, ascending by id: the items without the counter and the marker's shards. */
   const posts = async () => postsOf(await items());
 
-  const drop = async () => {
-    await admin.send(new DeleteTableCommand({ TableName: tableName }));
-    await admin.send(new DeleteTableCommand({ TableName: idempotencyTableName }));
+  const close = () => {
     admin.destroy();
     documentClient.destroy();
   };
@@ -102,14 +113,18 @@ export async function freshTable(label: string, endpoint = inject("dynamoEndpoin
     tableName,
     idempotencyTableName,
     endpoint,
+    admin,
     documentClient,
     repository,
     connect,
     items,
     posts,
-    drop,
+    close,
   };
 }
 
 /** A fresh table, its client and repository, as freshTable gives them. */
 export type PostsTable = Awaited<ReturnType<typeof freshTable>>;
+
+/** Clients over a table that outlives them, as openTable gives them. */
+export type OpenTable = ReturnType<typeof openTable>;

@@ -1,13 +1,16 @@
-// Test harness: the bundles built once, and one in-memory DynamoDB Local for the whole run,
-// stopped when the run ends.
+// Test harness: the bundles built once, one in-memory DynamoDB Local for the whole run and the
+// pool of shared serverless-offline instances over it, stopped when the run ends.
 import type { TestProject } from "vitest/node";
 import { build } from "../../scripts/build.mjs";
 import { startDynamoDbLocal } from "../../scripts/lib/dynamodb-local.mjs";
 import { SetupError, requireJava } from "../../scripts/lib/setup-checks.mjs";
+import { startOfflinePool } from "./offline-pool.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    /** Where leaseOffline asks for a shared serverless-offline (tests/helpers/offline-pool.ts). */
+    offlinePool: string;
   }
 }
 
@@ -20,15 +23,18 @@ export default async function setup(project: TestProject) {
     console.error(`\n${error.message}\n`);
     process.exit(1);
   }
-  // The service and commands projects share one build and one DynamoDB Local: both name this
-  // setup, which vitest runs once per project, in one process.
+  // The service and commands projects share one build, one DynamoDB Local and one pool: both name
+  // this setup, which vitest runs once per project, in one process.
   const shared = ((globalThis as { [SHARED]?: Shared })[SHARED] ??= { users: 0 });
   shared.users += 1;
-  const db = await (shared.started ??= buildAndStart());
+  const { db, pool } = await (shared.started ??= buildAndStart());
   project.provide("dynamoEndpoint", db.endpoint);
+  project.provide("offlinePool", pool.url);
   return async () => {
     shared.users -= 1;
-    if (shared.users === 0) await db.stop();
+    if (shared.users > 0) return;
+    await pool.stop();
+    await db.stop();
   };
 }
 
@@ -38,7 +44,7 @@ interface Shared {
   started?: ReturnType<typeof buildAndStart>;
 }
 
-/** The bundles built (the HTTP and packaging tests read dist/) and DynamoDB Local started. */
+/** The bundles built (the HTTP and packaging tests read dist/), DynamoDB Local and the pool started. */
 async function buildAndStart() {
   const building = build();
   const db = await startDynamoDbLocal();
@@ -48,5 +54,5 @@ async function buildAndStart() {
     await db.stop();
     throw error;
   }
-  return db;
+  return { db, pool: await startOfflinePool(db.endpoint) };
 }

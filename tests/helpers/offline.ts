@@ -1,12 +1,18 @@
-// Test helper: the built bundles served by serverless-offline over a fresh table, and its shutdown.
+// Test helper: the built bundles served by serverless-offline behind npm start's front, over a
+// table of their own (startOffline) or leased from the run's shared instances (leaseOffline).
 import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../scripts/lib/dynamodb-local.mjs";
 import { parseOrigins } from "../../lib/http/cors.js";
 import { startLocalFront } from "../../scripts/lib/local-front.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
-import { type PostsTable, freshTable } from "./db.js";
+import { type OpenTable, freshTable, openTable } from "./db.js";
+import type { SharedConfig } from "./offline-configs.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The serverless CLI (osls) installed in the repository. */
@@ -17,7 +23,7 @@ const STOP_GRACE_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface OfflineOptions {
+export interface OfflineOptions {
   /** Names the fresh table after the test file. */
   label: string;
   /** The server's local time zone (`TIME_ZONE`, and `TZ` for the process). */
@@ -32,21 +38,21 @@ interface OfflineOptions {
 
 /** A running serverless-offline and the table it serves. */
 export interface Offline {
-  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  /** `http://127.0.0.1:<port>`, without a trailing slash: npm start's front before it. */
   baseUrl: string;
   /**
    * The Lambda Invoke API serverless-offline serves beside the HTTP one: a function called there
    * answers its result as it returned it, without serverless-offline's HTTP layer in between.
    */
   lambdaUrl: string;
-  /** The fresh table behind the API, for looking at stored items directly. */
-  table: PostsTable;
+  /** The table behind the API, for looking at stored items directly. */
+  table: OpenTable;
   timeZone: string;
-  /** What serverless-offline printed so far (the last 64 KiB). */
+  /** What serverless-offline printed since this test had it (the last 64 KiB). */
   output(): string;
-  /** Every line the functions wrote that is a JSON object (the service's log lines), parsed. */
+  /** Every line the functions wrote since then that is a JSON object (the log lines), parsed. */
   logLines(): Record<string, unknown>[];
-  /** Stops serverless-offline (and everything it started), then drops the table. */
+  /** Stops serverless-offline (and everything it started) and drops the table, or hands it back. */
   stop(): Promise<void>;
 }
 
@@ -66,16 +72,30 @@ function inheritedEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Starts serverless-offline (over the bundles global-setup built) over a fresh table; resolves once it answers HTTP. */
-export async function startOffline({
-  label,
-  timeZone = "UTC",
-  readyTimeoutMs = 60_000,
-  env = {},
-  dynamoEndpoint = inject("dynamoEndpoint"),
-}: OfflineOptions): Promise<Offline> {
-  const table = await freshTable(label, dynamoEndpoint);
+/** What a served instance is, in a form that crosses processes (the pool hands it to a lease). */
+export interface ServedInfo {
+  baseUrl: string;
+  offlineUrl: string;
+  lambdaUrl: string;
+  tableName: string;
+  idempotencyTableName: string;
+  timeZone: string;
+  /** serverless-offline's output, both streams, written by the process itself. */
+  logFile: string;
+}
+
+/**
+ * serverless-offline over the given tables, in its own process group, with npm start's front
+ * before it; resolves once it answers HTTP. `stop()` ends both and removes the log file.
+ */
+export async function serve(
+  options: OfflineOptions & { tableName: string; idempotencyTableName: string },
+): Promise<ServedInfo & { stop(): Promise<void> }> {
+  const { timeZone = "UTC", readyTimeoutMs = 60_000, env = {} } = options;
+  const dynamoEndpoint = options.dynamoEndpoint ?? inject("dynamoEndpoint");
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];
+  const logFile = join(tmpdir(), `offline-${process.pid}-${httpPort}.log`);
+  const log = openSync(logFile, "w");
   const child = spawn(
     process.execPath,
     [
@@ -87,11 +107,11 @@ export async function startOffline({
       cwd: root,
       // Its own process group, so stop() reaches anything it spawns as well.
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", log, log],
       env: {
         ...inheritedEnv(),
-        POSTS_TABLE: table.tableName,
-        IDEMPOTENCY_TABLE: table.idempotencyTableName,
+        POSTS_TABLE: options.tableName,
+        IDEMPOTENCY_TABLE: options.idempotencyTableName,
         ...env,
         AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
         AWS_REGION: LOCAL_REGION,
@@ -106,38 +126,19 @@ export async function startOffline({
       },
     },
   );
+  closeSync(log);
   const pid = child.pid;
-  if (pid === undefined) {
-    await table.drop();
-    throw new Error("serverless-offline could not be spawned");
-  }
-
-  let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString("utf8")).slice(-OUTPUT_KEPT_CHARS);
-  };
-  const logLines: Record<string, unknown>[] = [];
-  let partial = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    const lines = (partial + chunk.toString("utf8")).split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line.startsWith("{")) logLines.push(JSON.parse(line) as Record<string, unknown>);
-    }
-  });
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
+  let exited = pid === undefined;
+  const exit = new Promise<void>((resolve) => {
+    if (exited) resolve();
     child.once("exit", () => {
       exited = true;
       resolve();
-    }),
-  );
-
+    });
+  });
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
-      process.kill(-pid, signal);
+      if (pid !== undefined) process.kill(-pid, signal);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
     }
@@ -145,55 +146,122 @@ export async function startOffline({
   // Last resort if the test process ends without afterAll (a crash, a killed worker).
   const killOnExit = () => signalGroup("SIGKILL");
   process.once("exit", killOnExit);
-
+  const held: { front?: Awaited<ReturnType<typeof startLocalFront>> } = {};
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      await held.front?.stop();
       signalGroup("SIGTERM");
       const timer = setTimeout(() => signalGroup("SIGKILL"), STOP_GRACE_MS);
       await exit;
       clearTimeout(timer);
       signalGroup("SIGKILL"); // anything left in the group once its leader is gone
       process.off("exit", killOnExit);
-      await table.drop();
+      rmSync(logFile, { force: true });
     })());
 
   const offlineUrl = `http://127.0.0.1:${httpPort}`;
-  const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
-    if (exited) {
-      await stop();
-      throw new Error(`serverless-offline exited before answering HTTP. Output:\n${output}`);
-    }
-    try {
-      const probe = await fetch(`${offlineUrl}/api/post`, { signal: AbortSignal.timeout(5_000) });
-      await probe.arrayBuffer();
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        await stop();
-        throw new Error(
-          `serverless-offline did not answer GET ${offlineUrl}/api/post within ` +
-            `${readyTimeoutMs} ms. Output:\n${output}`,
-        );
-      }
-      await sleep(200);
-    }
+  const notReady = await answersWithin(offlineUrl, readyTimeoutMs, () => exited);
+  if (notReady) {
+    const output = readFileSync(logFile, "utf8").slice(-OUTPUT_KEPT_CHARS);
+    await stop();
+    throw new Error(`serverless-offline ${notReady}. Output:\n${output}`);
   }
   // The requests go through npm start's front, as API Gateway's edge (scripts/lib/local-front.mjs).
   const corsOrigins = parseOrigins(env.CORS_ORIGINS);
   const front = await startLocalFront({ target: offlineUrl, host: "127.0.0.1", corsOrigins });
-  const stopOffline = stop;
+  held.front = front;
+  const { tableName, idempotencyTableName } = options;
+  const lambdaUrl = `http://127.0.0.1:${lambdaPort}`;
+  const served = { baseUrl: front.url, offlineUrl, lambdaUrl, tableName, idempotencyTableName };
+  return { ...served, timeZone, logFile, stop };
+}
+
+/** Why `url` did not answer GET /api/post in time, or undefined once it did. */
+async function answersWithin(url: string, timeoutMs: number, exited: () => boolean) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited()) return "exited before answering HTTP";
+    try {
+      const probe = await fetch(`${url}/api/post`, { signal: AbortSignal.timeout(5_000) });
+      await probe.arrayBuffer();
+      return undefined;
+    } catch {
+      if (Date.now() > deadline) return `did not answer GET ${url}/api/post within ${timeoutMs} ms`;
+      await sleep(200);
+    }
+  }
+}
+
+/** The output and log lines a test sees: what the process wrote to its file from `from` on. */
+function outputSince(logFile: string, from: number) {
+  const since = () => readFileSync(logFile).subarray(from).toString("utf8");
   return {
-    baseUrl: front.url,
-    lambdaUrl: `http://127.0.0.1:${lambdaPort}`,
-    table,
-    timeZone,
-    output: () => output,
-    logLines: () => logLines,
-    stop: async () => {
-      await front.stop();
-      await stopOffline();
-    },
+    output: () => since().slice(-OUTPUT_KEPT_CHARS),
+    logLines: () =>
+      since()
+        .split("\n")
+        .filter((line) => line.startsWith("{") && line.endsWith("}"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
   };
+}
+
+/** Starts serverless-offline of the test's own over a fresh table; `stop()` drops the table. */
+export async function startOffline(options: OfflineOptions): Promise<Offline> {
+  const dynamoEndpoint = options.dynamoEndpoint ?? inject("dynamoEndpoint");
+  const table = await freshTable(options.label, dynamoEndpoint);
+  const { tableName, idempotencyTableName } = table;
+  let served;
+  try {
+    served = await serve({ ...options, dynamoEndpoint, tableName, idempotencyTableName });
+  } catch (error) {
+    await table.drop();
+    throw error;
+  }
+  const { baseUrl, lambdaUrl, timeZone, logFile } = served;
+  const stop = async () => {
+    await served.stop();
+    await table.drop();
+  };
+  return { baseUrl, lambdaUrl, table, timeZone, ...outputSince(logFile, 0), stop };
+}
+
+/**
+ * One of the run's shared instances of `config` (tests/helpers/offline-configs.ts), this file's
+ * alone until `stop()`: its table holds no post when leased, and other files wait for it. The
+ * lease is an open request to the pool in vitest's own process, so it ends with this process too.
+ */
+export async function leaseOffline(config: SharedConfig): Promise<Offline> {
+  const { info, release } = await lease(`${inject("offlinePool")}/lease/${config}`);
+  const table = openTable(info.tableName, info.idempotencyTableName, inject("dynamoEndpoint"));
+  const { baseUrl, lambdaUrl, timeZone, logFile, logOffset } = info;
+  const stop = async () => {
+    table.close();
+    await release();
+  };
+  return { baseUrl, lambdaUrl, table, timeZone, ...outputSince(logFile, logOffset), stop };
+}
+
+/** Asks the pool for an instance; resolves with it once granted, holding the lease open. */
+function lease(url: string) {
+  return new Promise<{ info: ServedInfo & { logOffset: number }; release(): Promise<void> }>(
+    (resolve, reject) => {
+      const asked = request(url, { agent: false }, (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        const onData = (chunk: string) => {
+          text += chunk;
+          if (!text.includes("\n")) return;
+          response.off("data", onData);
+          const released = new Promise<void>((done) => response.once("close", done));
+          const release = () => (asked.destroy(), released);
+          resolve({ info: JSON.parse(text) as ServedInfo & { logOffset: number }, release });
+        };
+        response.on("data", onData);
+        response.once("end", () => reject(new Error(`the offline pool refused: ${text}`)));
+      });
+      asked.once("error", reject);
+      asked.end();
+    },
+  );
 }

@@ -10,11 +10,11 @@ import {
 } from "../helpers/contract-cases.js";
 import { assertMatchesContract, contractSchema } from "../helpers/contract.js";
 import { emfProblems } from "../helpers/emf.js";
-import { type Offline, startOffline } from "../helpers/offline.js";
+import { type Offline, leaseOffline } from "../helpers/offline.js";
 import { POST_KEYS, SHOWN_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
 
-// +05:45 all year, no DST: a timestamp in the wrong zone or with month and day swapped cannot pass.
-const TIME_ZONE = "Asia/Kathmandu";
+// The shared instance's zone, Asia/Kathmandu (tests/helpers/offline-configs.ts): +05:45 all year,
+// no DST, so a timestamp in the wrong zone or with month and day swapped cannot pass.
 const ZONE_OFFSET_MS = (5 * 60 + 45) * 60_000;
 const BAD_ID = { detail: "Blog post id must be a positive integer" };
 
@@ -38,7 +38,8 @@ let validated = 0;
 
 beforeAll(async () => {
   // Lines at info, so the last test can check every line these requests caused.
-  api = await startOffline({ label: "http-api", timeZone: TIME_ZONE, env: { LOG_LEVEL: "info" } });
+  api = await leaseOffline("open");
+  expect(api.timeZone, "the zone ZONE_OFFSET_MS stands for").toBe("Asia/Kathmandu");
 });
 
 afterAll(async () => {

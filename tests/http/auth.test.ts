@@ -3,8 +3,8 @@
 // signature (API Gateway checks that too); the packaged template is checked in tests/packaging.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
-import { type Offline, startOffline } from "../helpers/offline.js";
-import { AUDIENCE, AUTH_SETTINGS, ISSUER, token } from "../helpers/tokens.js";
+import { type Offline, leaseOffline, startOffline } from "../helpers/offline.js";
+import { AUDIENCE, ISSUER, token } from "../helpers/tokens.js";
 
 /** The posts stored behind `api` (only positive ids are posts: the counter and marker items are not). */
 const storedPosts = async (api: Offline) =>
@@ -37,13 +37,7 @@ async function call(api: Offline, method: string, path: string, bearer?: string,
 describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIENCE, AUTH_WRITE_SCOPE)", () => {
   let api: Offline;
   beforeAll(async () => {
-    api = await startOffline({
-      label: "http-auth",
-      env: {
-        ...AUTH_SETTINGS,
-        LOG_LEVEL: "info",
-      },
-    });
+    api = await leaseOffline("auth");
   });
   afterAll(async () => {
     await api?.stop();

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
-import { type Offline, startOffline } from "../helpers/offline.js";
+import { type Offline, leaseOffline } from "../helpers/offline.js";
 
 /**
  * The list's tag as the service makes it: each post's digest (16 bytes of a SHA-256 of its JSON),
@@ -25,7 +25,7 @@ function listTagOf(text: string): string {
 let api: Offline;
 
 beforeAll(async () => {
-  api = await startOffline({ label: "http-etag" });
+  api = await leaseOffline("open");
 });
 afterAll(async () => {
   await api?.stop();

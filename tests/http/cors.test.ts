@@ -2,13 +2,13 @@
 // serverless-offline reflects any Origin back, where API Gateway answers only the listed ones,
 // so the refusal of other origins is checked on the packaged template instead.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Offline, startOffline } from "../helpers/offline.js";
+import { type Offline, leaseOffline } from "../helpers/offline.js";
+import { SHARED_ORIGIN as ORIGIN } from "../helpers/offline-configs.js";
 
-const ORIGIN = "https://blog.example";
 let api: Offline;
 
 beforeAll(async () => {
-  api = await startOffline({ label: "http-cors", env: { CORS_ORIGINS: ORIGIN } });
+  api = await leaseOffline("open");
 });
 afterAll(async () => {
   await api?.stop();

@@ -12,14 +12,15 @@ import {
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/ports.mjs";
-import { type Offline, startOffline } from "../helpers/offline.js";
+import { type Offline, leaseOffline } from "../helpers/offline.js";
+import { SHARED_CONFIGS, SHARED_ORIGIN } from "../helpers/offline-configs.js";
+import { token as mintToken } from "../helpers/tokens.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-/** Half-hour offset, so a check that ignored the zone, or got it by the hour, would show it. */
-const ZONE = "Asia/Kolkata";
+/** +05:45, so a check that ignored the zone, or got it by the hour, would show it. */
+const ZONE = SHARED_CONFIGS.open.timeZone;
 
 /** Runs the smoke; resolves with its exit code and output whatever the code. */
 async function smoke(args: string[]) {
@@ -111,7 +112,7 @@ function shiftTimestamps(body: unknown): unknown {
 describe("npm run smoke against the local stack", () => {
   let api: Offline;
   beforeAll(async () => {
-    api = await startOffline({ label: "smoke", timeZone: ZONE });
+    api = await leaseOffline("open");
   });
   afterAll(async () => {
     await api?.stop();
@@ -157,7 +158,7 @@ describe("npm run smoke against the local stack", () => {
       const { code, output } = await smoke(["--url", proxy.url, "--time-zone", ZONE]);
       expect(code).toBe(1);
       expect(output).toMatch(
-        /^FAIL {2}timestamps: created_at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} is not the time now in Asia\/Kolkata/m,
+        /^FAIL {2}timestamps: created_at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} is not the time now in Asia\/Kathmandu/m,
       );
     } finally {
       await proxy.close();
@@ -207,28 +208,16 @@ describe("npm run smoke against the local stack", () => {
 });
 
 describe("npm run smoke against a stack whose writes need a token", () => {
-  const ISSUER = "https://issuer.example";
   let api: Offline;
   beforeAll(async () => {
-    api = await startOffline({
-      label: "smoke-auth",
-      env: {
-        AUTH_ISSUER_URL: ISSUER,
-        AUTH_AUDIENCE: "blog",
-        AUTH_WRITE_SCOPE: "blog/write",
-        CORS_ORIGINS: "https://blog.example",
-      },
-    });
+    api = await leaseOffline("auth");
   });
   afterAll(async () => {
     await api?.stop();
   });
 
   it("reports 401 without a token and passes with one, CORS for a browser app included", async () => {
-    const token = await new SignJWT({ iss: ISSUER, aud: "blog", scope: "blog/write" })
-      .setProtectedHeader({ alg: "HS256" })
-      .setExpirationTime("5m")
-      .sign(new TextEncoder().encode("a key only this test knows, 32+ bytes"));
+    const token = await mintToken();
     const without = await smoke(["--url", api.baseUrl]);
     expect(without.code).toBe(1);
     expect(without.output).toMatch(
@@ -240,7 +229,7 @@ describe("npm run smoke against a stack whose writes need a token", () => {
       "--token",
       token,
       "--origin",
-      "https://blog.example",
+      SHARED_ORIGIN,
     ]);
     expect(withToken.output).toMatch(/^ok {4}auth: a create without a token is refused with 401$/m);
     expect(withToken.output).toMatch(
