@@ -11,11 +11,8 @@ const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
 
 const USAGE = `Usage: npm run deploy -- [options]
 
-Checks that AWS credentials are there, builds the bundles, deploys the stage with serverless
-deploy, then runs npm run smoke against it: with a token for the stage's machine
-client when it has its own user pool (AUTH_USER_POOL=true), without one when writes are open on
-purpose (ALLOW_ANONYMOUS_WRITES=true). With AUTH_ISSUER_URL it prints the smoke command to run
-with a token from that issuer.
+Checks that AWS credentials are there, builds the bundles, runs serverless deploy, then checks the
+stage with npm run smoke (docs/deploying.md says with which token, or prints the command to run).
 
 Options (all but --no-smoke pass through to serverless deploy):
   -s, --stage S       the stage (default dev)
@@ -26,8 +23,8 @@ Options (all but --no-smoke pass through to serverless deploy):
   --no-smoke          deploy without the check
   -h, --help          this text
 
-Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 when the
-smoke check fails (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
+Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 the
+smoke check failed (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
 outputs or token cannot be read.`;
 
 /**
