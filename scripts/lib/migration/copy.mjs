@@ -1,6 +1,7 @@
 // Copying posts into a service of this API: each one created with its own id and timestamps, a
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
+import pMap from "p-map";
 import { UnreachableError } from "../../../client/errors.mjs";
 import { connect, isAnswer, reasonOf, using } from "../api.mjs";
 import { StopError, progress } from "../cli.mjs";
@@ -99,24 +100,12 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
   });
   const bar = progress(source.posts.length, "posts");
-  // At most `concurrency` lanes take the next post; a failure that stops the run stops every
-  // lane from taking another, and is thrown once the posts in flight are done.
-  const queue = source.posts.values();
-  /** @type {unknown[]} */
-  const stops = [];
-  const lane = async () => {
-    for (const post of queue) {
-      if (stops.length > 0) return;
-      try {
-        results.push(await copyOne(post));
-        bar.tick();
-      } catch (error) {
-        stops.push(error);
-      }
-    }
+  // A failure that stops the run (a StopError) stops every lane from taking another post.
+  const copy = async (/** @type {SourcePost} */ post) => {
+    results.push(await copyOne(post));
+    bar.tick();
   };
-  await Promise.all(Array.from({ length: options.concurrency }, lane)).finally(bar.end);
-  if (stops.length > 0) throw stops[0];
+  await pMap(source.posts, copy, { concurrency: options.concurrency }).finally(bar.end);
   return { results, target };
 }
 
