@@ -27,7 +27,9 @@ Exit codes: 0 every step passed; 1 a step failed (its line says what differed); 
 130 interrupted. The checks stop after 50 s, the clean-up after 10 s more.`;
 
 /** How long the steps may take in all, then the clean-up, and one attempt of a request. */
-const [STEPS_BUDGET_MS, CLEANUP_BUDGET_MS, REQUEST_TIMEOUT_MS] = [50_000, 10_000, 10_000];
+const STEPS_BUDGET_MS = 50_000;
+const CLEANUP_BUDGET_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 
 /** @param {import("./lib/cli.mjs").FlagValues} values */
 function readOptions({ url, token, origin, "time-zone": zone = process.env.TIME_ZONE || "UTC" }) {

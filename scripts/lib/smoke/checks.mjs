@@ -72,8 +72,8 @@ function createdPost(/** @type {SmokeContext} */ ctx) {
 function expectPost(/** @type {any} */ value, /** @type {string} */ what) {
   const keys = value && typeof value === "object" ? Object.keys(value).sort().join(", ") : "";
   must(keys === POST_KEYS, `${what}: keys ${keys || "none"}, not exactly ${POST_KEYS}`);
-  const id = Number.isSafeInteger(value.id) && value.id > 0 ? value.id : undefined;
-  must(id, `${what}: id ${JSON.stringify(value.id)} is not a positive integer`);
+  const positive = Number.isSafeInteger(value.id) && value.id > 0;
+  must(positive, `${what}: id ${JSON.stringify(value.id)} is not a positive integer`);
   return value;
 }
 
@@ -88,8 +88,8 @@ function instantOf(ctx, value, name, near = Date.now()) {
   const form = "YYYY-DD-MM HH:MM:SS (day before month, 24-hour)";
   must(instants, `${name} ${JSON.stringify(value)} is not ${form}`);
   const instant = instants.find((t) => Math.abs(t - near) <= CLOCK_TOLERANCE_MS);
-  const now = `the time now in ${ctx.zone} (${clock.show(near)})`;
-  must(instant, `${name} ${value} is not ${now}: month before day, or another zone?`);
+  const now = `the time now in ${ctx.zone} (${clock.show(near)}): month before day, or another zone?`;
+  must(instant !== undefined, `${name} ${value} is not ${now}`);
   return instant;
 }
 
@@ -100,10 +100,8 @@ function instantOf(ctx, value, name, near = Date.now()) {
 function listHolds(list, post, what) {
   must(Array.isArray(list), `${what}: not an array`);
   const ids = list.map((item) => item?.id);
-  must(
-    ids.every((id, i) => i === 0 || id > ids[i - 1]),
-    `${what}: ids not ascending`,
-  );
+  const ascending = ids.every((id, i) => i === 0 || id > ids[i - 1]);
+  must(ascending, `${what}: ids not ascending`);
   const found = list.find((item) => item?.id === post.id);
   must(found, `${what}: post #${post.id} is missing`);
   must(isDeepStrictEqual(expectPost(found, what), post), `${what}: post #${post.id} differs`);
