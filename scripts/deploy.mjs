@@ -28,25 +28,29 @@ smoke check failed (the stage stays deployed); 2 a bad option, no AWS credential
 outputs or token cannot be read.`;
 
 /**
- * What to do after a deploy: run the smoke (with a token from the pool, or with none), or print
- * the command, for a stage whose tokens come from elsewhere.
+ * How to check the stage after a deploy: the smoke's flags, and whether it gets a token from the
+ * stage's pool or runs without one; or, for a stage whose tokens come from elsewhere, the command
+ * to print.
  * @param {Record<string, string>} outputs the stack's outputs
  * @param {NodeJS.ProcessEnv} env the settings the deploy ran with
- * @returns {{ smoke: "with-pool-token" | "without-token" } | { print: string }}
+ * @returns {{ flags: string[], token: "from-pool" | "none" } | { print: string }}
  */
 export function smokePlan(outputs, env) {
-  if (hasUserPool(outputs)) return { smoke: "with-pool-token" };
-  const url = outputs.ServiceEndpoint ?? "<the stage's URL>";
   const origin = smokeOrigin(env);
-  const extra =
-    (env.TIME_ZONE ? ` --time-zone ${env.TIME_ZONE}` : "") + (origin ? ` --origin ${origin}` : "");
+  const flags = [
+    "--url",
+    outputs.ServiceEndpoint ?? "<the stage's URL>",
+    ...(env.TIME_ZONE ? ["--time-zone", env.TIME_ZONE] : []),
+    ...(origin ? ["--origin", origin] : []),
+  ];
+  if (hasUserPool(outputs)) return { flags, token: "from-pool" };
   if ((env.AUTH_ISSUER_URL ?? "").trim() === "" && env.ALLOW_ANONYMOUS_WRITES === "true") {
-    return { smoke: "without-token" };
+    return { flags, token: "none" };
   }
   return {
     print:
       `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
-      `stage with: npm run smoke -- --url ${url} --token <access token>${extra}`,
+      `stage with: npm run smoke -- ${flags.join(" ")} --token <access token>`,
   };
 }
 
@@ -89,13 +93,11 @@ async function deploy({ values, argv }) {
     console.log(plan.print);
     return 0;
   }
-  const smokeArgs = ["scripts/smoke.mjs", "--url", String(outputs.ServiceEndpoint)];
-  const origin = smokeOrigin(process.env);
-  if (origin) smokeArgs.push("--origin", origin);
-  if (plan.smoke === "with-pool-token") {
+  const smokeArgs = ["scripts/smoke.mjs", ...plan.flags];
+  if (plan.token === "from-pool") {
     smokeArgs.push("--token", await writerToken(outputs, where, { patienceMs: 90_000 }));
   }
-  console.log(`Checking the new stage: npm run smoke -- --url ${outputs.ServiceEndpoint}`);
+  console.log(`Checking the new stage: npm run smoke -- ${plan.flags.join(" ")}`);
   const checked = await node(smokeArgs);
   if (checked !== 0) console.error("deploy: the stage is deployed, but its smoke check failed");
   return checked === 0 ? 0 : 1;
