@@ -15,99 +15,36 @@ export const handlerNames = readdirSync(`${root}/handlers`)
   .sort();
 
 /**
- * The credentials chain the bundles use instead of `@aws-sdk/credential-provider-node`. Lambda
- * hands a function its execution role's credentials in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
- * and AWS_SESSION_TOKEN, the first link of the SDK's default chain. The other links (SSO, shared
- * ini files, credential_process, web identity, container and instance metadata) and the STS, SSO
- * and Signin clients they call are about 130 KB of every bundle that Lambda never runs. Exports
- * what the original module does; reads the environment once, again only if the credentials carry
- * an expiration (AWS_CREDENTIAL_EXPIRATION) that is near.
- */
-const ENV_ONLY_CREDENTIALS = `
-import { fromEnv } from "@aws-sdk/credential-provider-env";
-import { CredentialsProviderError } from "@smithy/core/config";
-
-export const credentialsWillNeedRefresh = (credentials) => credentials?.expiration !== undefined;
-export const credentialsTreatedAsExpired = (credentials) =>
-  credentials?.expiration !== undefined && credentials.expiration.getTime() - Date.now() < 300000;
-
-export const defaultProvider = (init = {}) => {
-  const fromEnvironment = fromEnv(init);
-  let credentials;
-  return async () => {
-    if (credentials && !credentialsTreatedAsExpired(credentials)) return credentials;
-    try {
-      credentials = await fromEnvironment();
-    } catch {
-      throw new CredentialsProviderError(
-        "No AWS credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: this bundle reads " +
-          "credentials only from the environment, where Lambda puts them (scripts/build.mjs)",
-        { logger: init.logger, tryNextLink: false },
-      );
-    }
-    return credentials;
-  };
-};
-`;
-
-/**
- * What the SDK's HTTP protocols load, with a dynamic import, for an operation with an event stream.
- * DynamoDB has none, so the event-stream codec (about 15 KB) would never run.
- */
-const NO_EVENT_STREAMS = `
-const missing = () => {
-  throw new Error("Event streams are left out of this bundle (scripts/build.mjs): DynamoDB has none");
-};
-export const eventStreamSerdeProvider = missing;
-export class EventStreamSerde {
-  constructor() {
-    missing();
-  }
-}
-`;
-
-const REPLACEMENTS = {
-  "env-only-credentials": ENV_ONLY_CREDENTIALS,
-  "no-event-streams": NO_EVENT_STREAMS,
-};
-
-/** Marks the resolutions a plugin asks esbuild for itself, so it does not answer them again. */
-const OWN_LOOKUP = Symbol("own lookup");
-
-/**
- * Leaves out of the bundles the SDK code a Lambda function never runs (see above), and keeps only
- * `name` and `version` of the SDK package.json files the clients import for their user agent.
+ * Leaves out of the bundles the SDK code a Lambda function never runs, about 150 KB of each.
+ * - The default credential chain becomes its first link, the environment, where Lambda puts the
+ *   execution role's credentials: the other links (SSO, ini files, credential_process, web
+ *   identity, container and instance metadata) and the STS, SSO and Signin clients they call go.
+ *   The client memoizes the provider and reads it again when its expiration nears.
+ * - The event-stream codec, which the SDK's protocols import dynamically for an operation with an
+ *   event stream, stays an import that is never made: DynamoDB, SQS and SSM have none.
+ * - Of the SDK package.json files the clients import for their user agent, only name and version.
  * @type {esbuild.Plugin}
  */
 const lambdaOnly = {
   name: "lambda-only",
   setup(build) {
-    /** A module of this plugin's own (REPLACEMENTS), its imports resolved from `resolveDir`. */
-    const replaced = (
-      /** @type {keyof REPLACEMENTS} */ path,
-      /** @type {string} */ resolveDir,
-    ) => ({
-      path,
-      namespace: "lambda-only",
-      pluginData: resolveDir,
-    });
+    const ownLookup = Symbol("own lookup");
     build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, async (args) => {
-      if (args.pluginData === OWN_LOOKUP) return undefined;
-      // The replacement's imports resolve from where the original's would.
+      if (args.pluginData === ownLookup) return undefined;
       const { kind, importer, resolveDir } = args;
-      const options = { kind, importer, resolveDir, pluginData: OWN_LOOKUP };
+      const options = { kind, importer, resolveDir, pluginData: ownLookup };
       const original = await build.resolve(args.path, options);
       if (original.errors.length > 0) return { errors: original.errors };
-      return replaced("env-only-credentials", dirname(original.path));
+      // The replacement's import resolves from where the original's would.
+      return { path: "env-only", namespace: "lambda-only", pluginData: dirname(original.path) };
     });
-    build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) =>
-      args.kind === "dynamic-import" ? replaced("no-event-streams", args.resolveDir) : undefined,
-    );
     build.onLoad({ filter: /.*/, namespace: "lambda-only" }, (args) => ({
-      contents: REPLACEMENTS[/** @type {keyof REPLACEMENTS} */ (args.path)],
+      contents: `export { fromEnv as defaultProvider } from "@aws-sdk/credential-provider-env";`,
       resolveDir: args.pluginData,
-      loader: "js",
     }));
+    build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined,
+    );
     build.onLoad(
       { filter: /[\\/]node_modules[\\/]@(aws-sdk|smithy)[\\/][^\\/]+[\\/]package\.json$/ },
       async (args) => {

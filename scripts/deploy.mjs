@@ -11,11 +11,8 @@ const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
 
 const USAGE = `Usage: npm run deploy -- [options]
 
-Checks that AWS credentials are there, builds the bundles, deploys the stage with serverless
-deploy, then runs npm run smoke against it: with a token for the stage's machine
-client when it has its own user pool (AUTH_USER_POOL=true), without one when writes are open on
-purpose (ALLOW_ANONYMOUS_WRITES=true). With AUTH_ISSUER_URL it prints the smoke command to run
-with a token from that issuer.
+Checks that AWS credentials are there, builds the bundles, runs serverless deploy, then checks the
+stage with npm run smoke (docs/deploying.md says with which token, or prints the command to run).
 
 Options (all but --no-smoke pass through to serverless deploy):
   -s, --stage S       the stage (default dev)
@@ -26,30 +23,34 @@ Options (all but --no-smoke pass through to serverless deploy):
   --no-smoke          deploy without the check
   -h, --help          this text
 
-Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 when the
-smoke check fails (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
+Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 the
+smoke check failed (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
 outputs or token cannot be read.`;
 
 /**
- * What to do after a deploy: run the smoke (with a token from the pool, or with none), or print
- * the command, for a stage whose tokens come from elsewhere.
+ * How to check the stage after a deploy: the smoke's flags, and whether it gets a token from the
+ * stage's pool or runs without one; or, for a stage whose tokens come from elsewhere, the command
+ * to print.
  * @param {Record<string, string>} outputs the stack's outputs
  * @param {NodeJS.ProcessEnv} env the settings the deploy ran with
- * @returns {{ smoke: "with-pool-token" | "without-token" } | { print: string }}
+ * @returns {{ flags: string[], token: "from-pool" | "none" } | { print: string }}
  */
 export function smokePlan(outputs, env) {
-  if (hasUserPool(outputs)) return { smoke: "with-pool-token" };
-  const url = outputs.ServiceEndpoint ?? "<the stage's URL>";
   const origin = smokeOrigin(env);
-  const extra =
-    (env.TIME_ZONE ? ` --time-zone ${env.TIME_ZONE}` : "") + (origin ? ` --origin ${origin}` : "");
+  const flags = [
+    "--url",
+    outputs.ServiceEndpoint ?? "<the stage's URL>",
+    ...(env.TIME_ZONE ? ["--time-zone", env.TIME_ZONE] : []),
+    ...(origin ? ["--origin", origin] : []),
+  ];
+  if (hasUserPool(outputs)) return { flags, token: "from-pool" };
   if ((env.AUTH_ISSUER_URL ?? "").trim() === "" && env.ALLOW_ANONYMOUS_WRITES === "true") {
-    return { smoke: "without-token" };
+    return { flags, token: "none" };
   }
   return {
     print:
       `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
-      `stage with: npm run smoke -- --url ${url} --token <access token>${extra}`,
+      `stage with: npm run smoke -- ${flags.join(" ")} --token <access token>`,
   };
 }
 
@@ -92,13 +93,11 @@ async function deploy({ values, argv }) {
     console.log(plan.print);
     return 0;
   }
-  const smokeArgs = ["scripts/smoke.mjs", "--url", String(outputs.ServiceEndpoint)];
-  const origin = smokeOrigin(process.env);
-  if (origin) smokeArgs.push("--origin", origin);
-  if (plan.smoke === "with-pool-token") {
+  const smokeArgs = ["scripts/smoke.mjs", ...plan.flags];
+  if (plan.token === "from-pool") {
     smokeArgs.push("--token", await writerToken(outputs, where, { patienceMs: 90_000 }));
   }
-  console.log(`Checking the new stage: npm run smoke -- --url ${outputs.ServiceEndpoint}`);
+  console.log(`Checking the new stage: npm run smoke -- ${plan.flags.join(" ")}`);
   const checked = await node(smokeArgs);
   if (checked !== 0) console.error("deploy: the stage is deployed, but its smoke check failed");
   return checked === 0 ? 0 : 1;

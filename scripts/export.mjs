@@ -7,13 +7,12 @@ import { ambiguousLine, readSource } from "./lib/migration/source.mjs";
 
 const USAGE = `Usage: npm run export -- [options]
 
-Reads every post of a service of this API (GET {URL}/api/post) and writes
-{"source", "exported_at", "posts": [...]}, each post with its id, title, content, and created_at
-and updated_at as ISO 8601 with the source zone's offset (or null). npm run import reads it back.
+Writes every post of a service of this API as {"source", "exported_at", "posts": [...]}, its
+timestamps as ISO 8601 with the source zone's offset (or null), for npm run import to read back.
 
 Options:
-  --from URL              the service (default http://localhost:$PORT,
-                          or 3000 when PORT is unset: npm start)
+  --from URL              the service (default http://localhost:$PORT, 3000 when PORT
+                          is unset: npm start)
   --from-time-zone ZONE   IANA zone of its YYYY-DD-MM HH:MM:SS timestamps (default UTC)
   --out FILE              where to write (default: standard output)
   --token T               bearer token, for a service whose reads need one (default: $API_TOKEN)

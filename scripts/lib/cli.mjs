@@ -44,59 +44,33 @@ export function localUrl(env = process.env) {
  */
 
 /**
+ * Runs a command: -h/--help prints its usage and does nothing else; otherwise its flags are read
+ * strictly (an unknown or malformed one, or a positional where none is taken, is a StopError that
+ * points to --help), `read` checks them, and `run`'s result is the exit code. A StopError is one
+ * line `name: why` and its code; any other failure one line and 1 (its stack only with DEBUG set).
  * @template O
- * @typedef {{
+ * @param {{
  *   name: string,
  *   usage: string,
  *   flags?: NonNullable<import("node:util").ParseArgsConfig["options"]>,
  *   positionals?: boolean,
  *   read?: (values: FlagValues, positionals: string[]) => O,
  *   run: (options: O) => Promise<number>,
- * }} Command
- */
-
-/**
- * Reads a command line: `{ help: true }`, or the flags and positionals. An unknown or malformed
- * flag, or a positional where none is taken, is a StopError that points to --help.
- * @param {Pick<Command<unknown>, "flags" | "positionals">} command
- * @param {string[]} argv
- */
-export function readCommandLine({ flags = {}, positionals = false }, argv) {
-  const options = { ...flags, help: { type: /** @type {const} */ ("boolean"), short: "h" } };
-  try {
-    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals });
-    return { values: /** @type {FlagValues} */ (parsed.values), positionals: parsed.positionals };
-  } catch (error) {
-    throw new StopError(`${/** @type {Error} */ (error).message} (see --help)`);
-  }
-}
-
-/**
- * Runs a command: -h/--help prints its usage and does nothing else; otherwise its flags are read
- * strictly, `read` checks them, and `run`'s result is the exit code. Every failure is one line.
- * @template O
- * @param {Command<O>} command
+ * }} command
  */
 export async function runWithFlags(command, argv = process.argv.slice(2)) {
-  const { name, usage, read = (values) => /** @type {O} */ (values), run } = command;
-  await runCommand(name, async () => {
-    const { values, positionals } = readCommandLine(command, argv);
-    if (!values.help) return run(read(values, positionals));
-    console.log(usage);
-    return 0;
-  });
-}
-
-/**
- * Runs a command's `main` and sets the exit code: its result; a StopError's code (2 by default)
- * with one line `name: why`; any other failure one line and 1 (its stack only with DEBUG set).
- */
-export async function runCommand(
-  /** @type {string} */ name,
-  /** @type {() => Promise<number>} */ main,
-) {
+  const { name, usage, flags, positionals = false, run } = command;
+  const read = command.read ?? ((values) => /** @type {O} */ (values));
+  const options = { ...flags, help: { type: /** @type {const} */ ("boolean"), short: "h" } };
   try {
-    process.exitCode = await main();
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals });
+    } catch (error) {
+      throw new StopError(`${/** @type {Error} */ (error).message} (see --help)`);
+    }
+    if (parsed.values.help) console.log(usage);
+    process.exitCode = parsed.values.help ? 0 : await run(read(parsed.values, parsed.positionals));
   } catch (error) {
     process.exitCode = error instanceof StopError ? error.exitCode : 1;
     console.error(`${name}: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,6 +1,7 @@
 // Copying posts into a service of this API: each one created with its own id and timestamps, a
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
+import pMap from "p-map";
 import { UnreachableError } from "../../../client/errors.mjs";
 import { connect, isAnswer, reasonOf, using } from "../api.mjs";
 import { StopError, progress } from "../cli.mjs";
@@ -11,8 +12,7 @@ import { clockOf } from "./source.mjs";
  * @typedef {import("./source.mjs").Source} Source
  * @typedef {import("../api.mjs").Service} Service
  * @typedef {import("../zoned-time.mjs").ZonedClock} ZonedClock
- * @typedef {"created" | "already there" | "conflict" | "failed"} Outcome
- * @typedef {{ outcome: Outcome, id: number, reason?: string }} Result
+ * @typedef {{ outcome: "created" | "already there" | "conflict" | "failed", id: number, reason?: string }} Result
  * @typedef {{ to: string, token?: string, toZone: string, concurrency: number, dryRun: boolean }} CopyOptions
  */
 
@@ -42,34 +42,11 @@ export function differences(
 /**
  * What a post the target holds under this id means: a conflict when it differs, else already
  * there, or created when this run's create made it (its answer lost: a 5xx, a cut connection).
- * @param {number} id @param {string[]} differ @returns {Result}
+ * @returns {Result}
  */
-function found(id, differ, created = false) {
+function found(/** @type {number} */ id, /** @type {string[]} */ differ, created = false) {
   if (differ.length === 0) return { outcome: created ? "created" : "already there", id };
   return { outcome: "conflict", id, reason: `the target's post differs in ${differ.join(", ")}` };
-}
-
-/** @param {number} id @param {string} reason @returns {Result} */
-const failed = (id, reason) => ({ outcome: "failed", id, reason });
-
-/**
- * Runs `work` over `items` with at most `concurrency` at once. A failure stops every lane from
- * taking another item; the items in flight finish, then it is thrown.
- * @param {SourcePost[]} items @param {number} concurrency
- * @param {(item: SourcePost) => Promise<void>} work
- */
-async function pool(items, concurrency, work) {
-  const queue = items.values();
-  /** @type {unknown[]} */
-  const failures = [];
-  const lane = async () => {
-    for (const item of queue) {
-      if (failures.length > 0) return;
-      await work(item).catch((error) => failures.push(error));
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  if (failures.length > 0) throw failures[0];
 }
 
 /** Creates every source post on the target, or finds it there; never overwrites one. */
@@ -78,7 +55,7 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   const target = await connect(to, { token, name: "The target" });
   const clock = clockOf(options.toZone);
   /** @type {Result[]} */
-  const results = source.failed.map(({ id, reason }) => failed(id, reason));
+  const results = source.failed.map(({ id, reason }) => ({ outcome: "failed", id, reason }));
   if (options.dryRun) {
     // What a copy would do, from the target's list: nothing is written.
     const there = await compare(source, target, clock);
@@ -88,19 +65,6 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     }
     return { results, target };
   }
-
-  /** @returns {Promise<Result | undefined>} the post under this id on the target, compared */
-  const resolveTaken = async (/** @type {SourcePost} */ post, /** @type {boolean} */ tried) => {
-    const { id } = post;
-    try {
-      const read = await using(target, (blog) => blog.getPost(id));
-      if (read.notModified) throw new Error("a read without If-None-Match answered 304");
-      return found(id, differences(post, read.post, clock), tried);
-    } catch (error) {
-      if (isAnswer(error, 404)) return undefined; // deleted meanwhile: create it again
-      return failed(id, reasonOf(error));
-    }
-  };
 
   /** @returns {Promise<Result>} */
   const copyOne = async (/** @type {SourcePost} */ post) => {
@@ -114,12 +78,19 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
         await using(target, (blog) => blog.createPost(body));
         return { outcome: "created", id };
       } catch (error) {
-        if (!isAnswer(error, 409)) return failed(id, reasonOf(error));
+        if (!isAnswer(error, 409)) return { outcome: "failed", id, reason: reasonOf(error) };
       }
-      const resolved = await resolveTaken(post, round > 0 || target.retries > before);
-      if (resolved) return resolved;
+      try {
+        const read = await using(target, (blog) => blog.getPost(id));
+        if (read.notModified) throw new Error("a read without If-None-Match answered 304");
+        const tried = round > 0 || target.retries > before;
+        return found(id, differences(post, read.post, clock), tried);
+      } catch (error) {
+        // Deleted meanwhile: create it again.
+        if (!isAnswer(error, 404)) return { outcome: "failed", id, reason: reasonOf(error) };
+      }
     }
-    return failed(id, "created and deleted again on the target, three times");
+    return { outcome: "failed", id, reason: "created and deleted again on the target, 3 times" };
   };
 
   // One call sent once, so that a target nothing answers on stops the run at once, rather than
@@ -129,14 +100,12 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
   });
   const bar = progress(source.posts.length, "posts");
-  try {
-    await pool(source.posts, options.concurrency, async (post) => {
-      results.push(await copyOne(post));
-      bar.tick();
-    });
-  } finally {
-    bar.end();
-  }
+  // A failure that stops the run (a StopError) stops every lane from taking another post.
+  const copy = async (/** @type {SourcePost} */ post) => {
+    results.push(await copyOne(post));
+    bar.tick();
+  };
+  await pMap(source.posts, copy, { concurrency: options.concurrency }).finally(bar.end);
   return { results, target };
 }
 

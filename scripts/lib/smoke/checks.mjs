@@ -23,9 +23,7 @@ class Deviation extends Error {}
 /** A step that cannot run: what it needs did not happen. */
 class Skip extends Error {}
 
-const POST_KEYS = /** @type {(keyof Post)[]} */ (
-  "content created_at id title updated_at".split(" ")
-);
+const POST_KEYS = "content, created_at, id, title, updated_at";
 /** How far a new post's timestamps may be from this machine's clock (clock skew, slow answers). */
 const CLOCK_TOLERANCE_MS = 5 * 60_000;
 /** Over the service's gzip threshold (1 KiB), so the list is worth compressing. */
@@ -40,27 +38,29 @@ function must(ok, message) {
 const is = (/** @type {string} */ what, /** @type {unknown} */ got, /** @type {unknown} */ want) =>
   must(got === want, `${what} ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
 
-/** The ApiError a call failed with; any other failure goes on. */
-function apiError(/** @type {unknown} */ error) {
-  if (error instanceof ApiError) return error;
-  throw error;
-}
-
 /** A body, short, for a message. */
 function preview(/** @type {unknown} */ body) {
   const text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
   return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
 }
 
-/** Remembers the post an answer made, so the smoke deletes it. */
-function remember(/** @type {SmokeContext} */ ctx, /** @type {any} */ post) {
-  if (Number.isSafeInteger(post?.id) && post.id > 0) ctx.created.add(post.id);
+/** Remembers the post a create made, so that the smoke deletes it; returns the create's answer. */
+function remember(/** @type {SmokeContext} */ ctx, /** @type {any} */ made) {
+  if (Number.isSafeInteger(made?.post?.id) && made.post.id > 0) ctx.created.add(made.post.id);
+  return made;
 }
 
-const newPost = (/** @type {string} */ purpose) => ({
-  title: `Smoke check: ${purpose}`,
-  content: CONTENT,
-});
+/** The ApiError `call` was refused with, or undefined when it went through; else it throws. */
+async function refused(/** @type {SmokeContext} */ ctx, /** @type {Promise<unknown>} */ call) {
+  try {
+    remember(ctx, await call);
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+}
+
+const newPost = (/** @type {string} */ use) => ({ title: `Smoke check: ${use}`, content: CONTENT });
 
 /** The post the create step made; a Skip when it did not pass. */
 function createdPost(/** @type {SmokeContext} */ ctx) {
@@ -70,14 +70,10 @@ function createdPost(/** @type {SmokeContext} */ ctx) {
 
 /** @returns {Post} */
 function expectPost(/** @type {any} */ value, /** @type {string} */ what) {
-  const keys = value && typeof value === "object" ? Object.keys(value).sort() : [];
-  const wanted = POST_KEYS.join(", ");
-  must(keys.join(", ") === wanted, `${what}: keys ${JSON.stringify(keys)}, not exactly ${wanted}`);
-  const id = value.id;
-  must(
-    Number.isSafeInteger(id) && id > 0,
-    `${what}: id ${JSON.stringify(id)} is not a positive integer`,
-  );
+  const keys = value && typeof value === "object" ? Object.keys(value).sort().join(", ") : "";
+  must(keys === POST_KEYS, `${what}: keys ${keys || "none"}, not exactly ${POST_KEYS}`);
+  const positive = Number.isSafeInteger(value.id) && value.id > 0;
+  must(positive, `${what}: id ${JSON.stringify(value.id)} is not a positive integer`);
   return value;
 }
 
@@ -92,11 +88,8 @@ function instantOf(ctx, value, name, near = Date.now()) {
   const form = "YYYY-DD-MM HH:MM:SS (day before month, 24-hour)";
   must(instants, `${name} ${JSON.stringify(value)} is not ${form}`);
   const instant = instants.find((t) => Math.abs(t - near) <= CLOCK_TOLERANCE_MS);
-  const now = `the time now in ${ctx.zone} (${clock.show(near)})`;
-  must(
-    instant !== undefined,
-    `${name} ${String(value)} is not ${now}: month before day, or another zone?`,
-  );
+  const now = `the time now in ${ctx.zone} (${clock.show(near)}): month before day, or another zone?`;
+  must(instant !== undefined, `${name} ${value} is not ${now}`);
   return instant;
 }
 
@@ -121,18 +114,11 @@ function listHolds(list, post, what) {
  * @param {number} want @param {string} detail
  */
 async function refusal(ctx, call, what, want, detail) {
-  // A create that went through made a post: it is remembered, to be deleted.
-  const error = await call.then((made) => made.location && remember(ctx, made.post), apiError);
-  must(error instanceof ApiError, `${what} succeeded`);
-  must(
-    error.status === want,
-    `${what} answered ${error.status}, not ${want}: ${preview(error.body)}`,
-  );
-  is(
-    `${what}: detail`,
-    /** @type {{ detail?: unknown } | undefined} */ (error.body)?.detail,
-    detail,
-  );
+  const error = await refused(ctx, call);
+  must(error, `${what} succeeded`);
+  const answered = `${what} answered ${error.status}`;
+  must(error.status === want, `${answered}, not ${want}: ${preview(error.body)}`);
+  is(`${what}: detail`, /** @type {{ detail?: unknown }} */ (error.body)?.detail, detail);
 }
 
 /**
@@ -152,9 +138,7 @@ async function conditional(read) {
 /** The steps, in order: each returns what it saw. @type {Record<string, (ctx: SmokeContext) => Promise<string>>} */
 const STEPS = {
   async auth(ctx) {
-    const error = await ctx.anonymous
-      .createPost(newPost("without a token"), ctx)
-      .then(({ post }) => remember(ctx, post), apiError);
+    const error = await refused(ctx, ctx.anonymous.createPost(newPost("without a token"), ctx));
     if (!error) {
       must(!ctx.token, "a create without a token answered 201: writes are open to anyone");
       return "writes need no token here, and none was given";
@@ -170,8 +154,7 @@ const STEPS = {
   },
   async create(ctx) {
     const sent = newPost("create");
-    const { post: body, location, response } = await ctx.blog.createPost(sent, ctx);
-    remember(ctx, body);
+    const { post: body, location, response } = remember(ctx, await ctx.blog.createPost(sent, ctx));
     is("create answered", response.status, 201);
     const post = expectPost(body, "create");
     const same = post.title === sent.title && post.content === sent.content;
@@ -240,19 +223,11 @@ const STEPS = {
   async "Idempotency-Key replay"(ctx) {
     const once = { signal: ctx.signal, idempotencyKey: randomUUID() };
     const sent = newPost("Idempotency-Key");
-    const first = await ctx.blog.createPost(sent, once);
-    remember(ctx, first.post);
-    const again = await ctx.blog.createPost(sent, once);
-    remember(ctx, again.post);
+    const first = remember(ctx, await ctx.blog.createPost(sent, once)).post;
+    const again = remember(ctx, await ctx.blog.createPost(sent, once));
     is("its retry answered", again.response.status, 201);
-    const same = isDeepStrictEqual(
-      expectPost(again.post, "retry"),
-      expectPost(first.post, "create"),
-    );
-    must(
-      same,
-      `the retry made or answered another post: #${first.post.id}, then #${again.post.id}`,
-    );
+    const same = isDeepStrictEqual(expectPost(again.post, "retry"), expectPost(first, "create"));
+    must(same, `the retry made or answered another post: #${first.id}, then #${again.post.id}`);
     return `the retry answered post #${again.post.id} again, and made no other`;
   },
   async "bad input"(ctx) {
@@ -282,7 +257,6 @@ const STEPS = {
   async CORS(ctx) {
     const origin = ctx.origin;
     if (!origin) throw new Skip("no --origin given");
-    const from = `a preflight from ${origin}`;
     const asked = ["authorization", "content-type", "idempotency-key", "if-none-match"];
     // A preflight is the browser's question, not an operation of the API: plain fetch asks it.
     const preflight = await fetch(`${ctx.blog.baseUrl}/api/post`, {
@@ -295,19 +269,18 @@ const STEPS = {
       signal: ctx.signal,
     });
     await preflight.body?.cancel();
+    const from = `a preflight from ${origin}`;
     must(preflight.status < 300, `${from} answered ${preflight.status}`);
     const wanted = { origin: [origin], methods: ["POST"], headers: asked };
     for (const [what, names] of Object.entries(wanted)) {
       const header = `access-control-allow-${what}`;
       const allowed = (preflight.headers.get(header) ?? "").toLowerCase().split(/\s*,\s*/);
-      const refused = names.filter((name) => !allowed.includes(name.toLowerCase()));
-      const shown = JSON.stringify(preflight.headers.get(header));
-      must(allowed.includes("*") || refused.length === 0, `${from}: ${header} ${shown}`);
+      const all =
+        allowed.includes("*") || names.every((name) => allowed.includes(name.toLowerCase()));
+      must(all, `${from}: ${header} ${JSON.stringify(preflight.headers.get(header))}`);
     }
-    const { response } = await ctx.blog.api.GET("/api/post", {
-      headers: { origin },
-      signal: ctx.signal,
-    });
+    const headers = { origin };
+    const { response } = await ctx.blog.api.GET("/api/post", { headers, signal: ctx.signal });
     const read = response.headers.get("access-control-allow-origin") !== null;
     must(read, `a list from ${origin} has no Access-Control-Allow-Origin`);
     return `${origin} may send POST with ${asked.join(", ")}, and reads the answers`;

@@ -12,12 +12,24 @@ const POOL = {
 
 describe("smokePlan", () => {
   it("runs the smoke with the pool's token when the stack has the pool", () => {
-    expect(smokePlan(POOL, { AUTH_USER_POOL: "true" })).toEqual({ smoke: "with-pool-token" });
+    expect(smokePlan(POOL, { AUTH_USER_POOL: "true" })).toEqual({
+      flags: ["--url", URL],
+      token: "from-pool",
+    });
   });
 
   it("runs it without a token when writes are open on purpose", () => {
-    expect(smokePlan({ ServiceEndpoint: URL }, { ALLOW_ANONYMOUS_WRITES: "true" })).toEqual({
-      smoke: "without-token",
+    const env = { ALLOW_ANONYMOUS_WRITES: "true", TIME_ZONE: "Europe/Paris", CORS_ORIGINS: "*" };
+    expect(smokePlan({ ServiceEndpoint: URL }, env)).toEqual({
+      flags: [
+        "--url",
+        URL,
+        "--time-zone",
+        "Europe/Paris",
+        "--origin",
+        "https://any-origin.example",
+      ],
+      token: "none",
     });
   });
 
@@ -34,7 +46,7 @@ describe("smokePlan", () => {
     expect(plan).toEqual({
       print:
         "Writes on this stage need a token from https://issuer.example; check the stage with: " +
-        `npm run smoke -- --url ${URL} --token <access token> --time-zone Europe/Paris --origin https://blog.example`,
+        `npm run smoke -- --url ${URL} --time-zone Europe/Paris --origin https://blog.example --token <access token>`,
     });
   });
 
