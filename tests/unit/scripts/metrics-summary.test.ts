@@ -23,10 +23,10 @@ describe("quantile", () => {
 });
 
 describe("summarizeMetrics", () => {
-  it("sums each function's counts and takes its latency quantiles, leaving out lines without metrics", () => {
+  it("sums each function's counts, its lists by every path, and its latency quantiles, leaving out lines without metrics", () => {
     const lines = [
       line({ function_name: "list", Latency: 10, ColdStart: 1, ListScanned: 1 }),
-      line({ function_name: "list", Latency: 2, ListFromMemory: 1 }),
+      line({ function_name: "list", Latency: 2, ListPatched: 1 }),
       line({ function_name: "create", Latency: 40, ClientErrors: 1, IdsSkipped: 2 }),
       line({ function_name: "list", Latency: 3.504, ListFromMemory: 1 }),
       line({ function_name: "create", Latency: 50, ServerErrors: 1, IdempotentReplays: 1 }),
@@ -41,7 +41,7 @@ describe("summarizeMetrics", () => {
         "p50 ms": 3.5,
         "p99 ms": 10,
         lists: 3,
-        "% from memory": 66.67,
+        "% from memory": 33.33,
       },
       create: { requests: 2, "4xx": 1, "5xx": 1, cold: 0, "p50 ms": 40, "p99 ms": 50 },
     });
