@@ -133,21 +133,18 @@ async function run(options) {
       showProgress: true,
     });
     console.log(autocannon.printResult(load.result));
-    const [before = 0, ...rest] = load.rss;
-    const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
-    const peak = Math.max(before, ...rest);
-    console.log(
-      `server RSS: before ${mb(before)}, peak ${mb(peak)}, after ${mb(rest.at(-1) ?? 0)}`,
-    );
-    const after = await checkAfterLoad(api.baseUrl, load);
-    const said = after.problems.join("; ") || `${after.listed} posts, as the run left them`;
+    const mb = (/** @type {number=} */ bytes = 0) => `${(bytes / 1e6).toFixed(0)} MB`;
+    const [before, after, peak] = [load.rss[0], load.rss.at(-1), Math.max(...load.rss)];
+    console.log(`server RSS: before ${mb(before)}, peak ${mb(peak)}, after ${mb(after)}`);
+    const listed = await checkAfterLoad(api.baseUrl, load);
+    const said = listed.problems.join("; ") || `${listed.listed} posts, as the run left them`;
     console.log(`list through the client: ${said}\n`);
     // The last log lines may still be on their way through the pipe.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // From the start on: its readiness check's list is the list function's cold start.
+    // Since the start: the readiness check's list was the list function's cold start.
     console.log("metrics from the functions' log lines, the readiness check's list included:");
     console.table(summarizeMetrics(logLines));
-    return load.errors > 0 || after.problems.length > 0 ? 1 : 0;
+    return load.errors > 0 || listed.problems.length > 0 ? 1 : 0;
   } finally {
     await api.stop();
   }
