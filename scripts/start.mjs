@@ -103,8 +103,9 @@ async function main(env = process.env) {
     exiting = true;
     for (const task of started.splice(0).reverse()) await task().catch(() => undefined);
   };
-  const exit = (/** @type {number | null} */ code) =>
-    void (!exiting && stopAll().then(() => process.exit(code ?? 1)));
+  const exit = (/** @type {number | null} */ code) => {
+    if (!exiting) void stopAll().then(() => process.exit(code ?? 1));
+  };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => exit(0));
   try {
     const setup = await checkSetup(env, dbPath);
