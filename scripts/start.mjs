@@ -46,9 +46,9 @@ async function checkSetup(/** @type {NodeJS.ProcessEnv} */ env, /** @type {strin
     );
   }
   checks.requireJava();
-  const port = Number(env.PORT ?? 3000);
-  const lambdaPort = Number(env.LAMBDA_PORT ?? port + 2);
-  const dynamoPort = Number(env.DYNAMODB_PORT ?? 8000);
+  const port = Number(env.PORT || 3000);
+  const lambdaPort = Number(env.LAMBDA_PORT || port + 2);
+  const dynamoPort = Number(env.DYNAMODB_PORT || 8000);
   await checks.requireFreePort(port, "the API", "PORT");
   await checks.requireFreePort(lambdaPort, "serverless-offline's Lambda port", "LAMBDA_PORT");
   await checks.requireFreePort(dynamoPort, "DynamoDB Local", "DYNAMODB_PORT");
