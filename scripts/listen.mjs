@@ -21,28 +21,22 @@ refused. Start the API with the same secret to send it events:
   --new-secret   print a new random secret and exit
   -h, --help     this text`;
 
-/** One line for an event: its type, post, version and data. */
-const describe = (/** @type {import("../client/webhooks.mjs").PostEvent} */ event) =>
-  `${event.timestamp} ${event.type} #${event.data.id} v${event.version} ${JSON.stringify(event.data)}`;
-
 await runWithFlags({
   name: "listen",
   usage,
   flags: {
-    port: { type: "string" },
+    port: { type: "string", default: "4000" },
     secret: { type: "string" },
     "new-secret": { type: "boolean" },
   },
-  read: (values) => {
-    const port = Number(values.port ?? 4000);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new StopError(`--port must be a port number, not ${values.port}`);
+  read: ({ port, secret = process.env.WEBHOOK_SECRET, "new-secret": newSecret }) => {
+    if (!(Number(port) >= 1 && Number(port) <= 65535 && Number.isInteger(Number(port)))) {
+      throw new StopError(`--port must be a port number, not ${port}`);
     }
-    const secret = values.secret ?? process.env.WEBHOOK_SECRET;
-    if (!values["new-secret"] && !secret?.startsWith("whsec_")) {
+    if (!newSecret && !secret?.startsWith("whsec_")) {
       throw new StopError("give the subscriber's secret: --secret whsec_… or WEBHOOK_SECRET");
     }
-    return { port, secret: String(secret), newSecret: Boolean(values["new-secret"]) };
+    return { port: Number(port), secret: String(secret), newSecret: Boolean(newSecret) };
   },
   run: async ({ port, secret, newSecret }) => {
     if (newSecret) {
@@ -53,12 +47,12 @@ await runWithFlags({
       const headers = /** @type {Record<string, string>} */ (request.headers);
       try {
         const event = await verifyWebhook(secret, headers, await text(request));
-        console.log(describe(/** @type {any} */ (event)));
+        const { timestamp, type, version, data } = /** @type {any} */ (event);
+        console.log(`${timestamp} ${type} #${data.id} v${version} ${JSON.stringify(data)}`);
         response.writeHead(204).end();
       } catch (error) {
-        console.log(
-          `refused ${headers["webhook-id"] ?? "(no id)"}: ${/** @type {Error} */ (error).message}`,
-        );
+        const why = /** @type {Error} */ (error).message;
+        console.log(`refused ${headers["webhook-id"] ?? "(no id)"}: ${why}`);
         response.writeHead(401).end();
       }
     });
@@ -66,7 +60,7 @@ await runWithFlags({
       throw new StopError(error.message);
     });
     console.log(`Listening on http://127.0.0.1:${port}/ (Ctrl-C stops)`);
-    await new Promise((resolve) => process.once("SIGINT", resolve));
+    await once(process, "SIGINT");
     server.close();
     return 0;
   },

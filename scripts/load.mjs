@@ -8,16 +8,14 @@ import { StopError, runWithFlags } from "./lib/cli.mjs";
 const USAGE = `Usage: npm run load -- [options]
 
 Builds the bundles, starts an in-memory DynamoDB Local and serverless-offline on free ports with
-npm start's options, sends the requests with autocannon, prints throughput, latency, errors, the
+npm start's options, and sends the requests with autocannon: each connection creates a post,
+reads it, updates it, lists every post and deletes it, in turn. Prints autocannon's results, the
 server's memory and the functions' metrics, checks the list through the API's client (every post
-a create round made is there, none a crud round deleted), then stops everything.
+created is there, none deleted is), then stops everything.
 
 Options:
-  --requests N      requests per round, spread over the connections (default 3000)
+  --requests N      requests in all, spread over the connections (default 3000)
   --connections N   requests in flight at once (default 16)
-  --mix MIX         crud: each connection creates, reads, updates, lists and deletes a post;
-                    create: creates only (default crud)
-  --rounds N        rounds on the same, by then warm, server (default 1)
   -h, --help        this text
 
 Exit codes: 0 every request answered 2xx and the list holds what it should; 1 a request failed or
@@ -32,40 +30,10 @@ const atPost = (/** @type {autocannon.Request} */ request, /** @type {Connection
 });
 
 /**
- * What each connection sends, in turn. `crud`: create a post, read, update it, list every post,
- * delete it (so the table stays small). `create`: creates only. `seen` hears of each id a 201
- * created and a 204 deleted (a refusal is counted among the round's errors instead).
- * @param {"crud" | "create"} mix
- * @param {{ created: (id: number) => void, deleted: (id: number) => void }} seen
- * @returns {autocannon.Request[]}
- */
-function requestsFor(mix, seen) {
-  const body = JSON.stringify({ title: "Load", content: "A post made by npm run load" });
-  /** @type {autocannon.Request} */
-  const create = { method: "POST", path: "/api/post", headers: json, body };
-  create.onResponse = (status, answer, /** @type {Connection} */ context) => {
-    if (status === 201) seen.created((context.id = JSON.parse(answer).id));
-  };
-  if (mix === "create") return [create];
-  const update = JSON.stringify({ title: "Load, updated" });
-  return [
-    create,
-    { method: "GET", setupRequest: atPost },
-    { method: "PUT", headers: json, body: update, setupRequest: atPost },
-    { method: "GET", path: "/api/post" },
-    {
-      method: "DELETE",
-      setupRequest: atPost,
-      onResponse: (status, _body, /** @type {Connection} */ context) =>
-        void (status === 204 && context.id && seen.deleted(context.id)),
-    },
-  ];
-}
-
-/**
- * Sends `requests` over `connections` with autocannon (its bar at a terminal with `showProgress`),
- * sampling the server's memory (`serverRss`, bytes) twice a second meanwhile.
- * @param {{ baseUrl: string, requests: number, connections: number, mix: "crud" | "create",
+ * Sends `requests` over `connections` with autocannon, each connection creating, reading,
+ * updating, listing and deleting a post in turn (so the table stays small), with autocannon's
+ * bar with `showProgress`, sampling the server's memory (`serverRss`, bytes) twice a second.
+ * @param {{ baseUrl: string, requests: number, connections: number,
  *   serverRss?: () => Promise<number>, showProgress?: boolean }} options
  */
 export async function runLoad(options) {
@@ -75,20 +43,36 @@ export async function runLoad(options) {
   const sample = async () => void (options.serverRss && rss.push(await options.serverRss()));
   await sample();
   const sampler = setInterval(() => void sample().catch(() => undefined), 500);
+  const body = JSON.stringify({ title: "Load", content: "A post made by npm run load" });
   try {
-    const seen = {
-      created: (/** @type {number} */ id) => void createdIds.push(id),
-      deleted: (/** @type {number} */ id) => void deletedIds.add(id),
-    };
     const instance = autocannon({
       url: options.baseUrl,
       connections: options.connections,
       amount: options.requests,
       timeout: 20,
-      requests: requestsFor(options.mix, seen),
+      requests: [
+        {
+          method: "POST",
+          path: "/api/post",
+          headers: json,
+          body,
+          onResponse: (status, answer, /** @type {Connection} */ context) =>
+            void (status === 201 && createdIds.push((context.id = JSON.parse(answer).id))),
+        },
+        { method: "GET", setupRequest: atPost },
+        { method: "PUT", headers: json, body: '{"title":"Load, updated"}', setupRequest: atPost },
+        { method: "GET", path: "/api/post" },
+        {
+          method: "DELETE",
+          setupRequest: atPost,
+          onResponse: (status, _body, /** @type {Connection} */ context) =>
+            void (status === 204 && context.id && deletedIds.add(context.id)),
+        },
+      ],
     });
-    const shown = /** @type {any} */ (instance); // a Promise in its types, an Instance as well
-    if (options.showProgress) autocannon.track(shown, { renderResultsTable: false });
+    // A Promise in its types, an Instance as well.
+    if (options.showProgress)
+      autocannon.track(/** @type {any} */ (instance), { renderResultsTable: false });
     /** @type {autocannon.Result} */
     const result = await instance;
     await sample();
@@ -100,9 +84,9 @@ export async function runLoad(options) {
 }
 
 /**
- * What the table holds after a round, read through the API's client: every post the round made
- * and did not delete, once, and none that it deleted (a `crud` connection whose requests ran out
- * mid-cycle leaves its last post). Returns the problems, and how many posts are listed.
+ * What the table holds after a run, read through the API's client: every post it made and did not
+ * delete, once, and none that it deleted (a connection whose requests ran out mid-cycle leaves its
+ * last post). Returns the problems, and how many posts are listed.
  * @param {string} baseUrl
  * @param {Awaited<ReturnType<typeof runLoad>>} run
  */
@@ -121,55 +105,18 @@ export async function checkAfterLoad(baseUrl, run) {
   return { problems, listed: listed.size };
 }
 
-const mb = (/** @type {number} */ bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
-
-/** One paragraph a person can read, as docs/performance.md quotes it. */
-export function describeLoad(/** @type {Awaited<ReturnType<typeof runLoad>>} */ run, mix = "") {
-  const { requests, connections, duration, latency, errors, timeouts, non2xx } = run.result;
-  const lines = [
-    `${requests.total} requests (${mix}) at ${connections} connections in ` +
-      `${duration.toFixed(1)} s: ${(requests.total / duration).toFixed(0)} req/s`,
-    `latency p50 ${latency.p50} ms, p99 ${latency.p99} ms, max ${latency.max} ms`,
-    `errors ${errors}, timeouts ${timeouts}, non-2xx ${non2xx}`,
-  ];
-  const [before = 0, ...rest] = run.rss;
-  if (run.rss.length > 0) {
-    const peak = Math.max(before, ...rest);
-    lines.push(
-      `server RSS: before ${mb(before)}, peak ${mb(peak)}, after ${mb(run.rss.at(-1) ?? 0)}`,
-    );
-  }
-  return lines.join("\n");
-}
-
-/** @param {import("./lib/cli.mjs").FlagValues} values */
-function readOptions(values) {
-  const count = (/** @type {string} */ name) => {
-    const number = Number(values[name]);
-    if (Number.isInteger(number) && number >= 1) return number;
-    throw new StopError(`--${name} must be a whole number from 1 up, not ${values[name]}`);
-  };
-  /** @type {"crud" | "create"} */
-  const mix = values.mix;
-  if (mix !== "crud" && mix !== "create") {
-    throw new StopError(`--mix must be one of crud, create, not ${mix}`);
-  }
-  const rounds = count("rounds");
-  return { requests: count("requests"), connections: count("connections"), rounds, mix };
-}
-
-/** @param {ReturnType<typeof readOptions>} options */
+/** @param {{ requests: number, connections: number }} options */
 async function run(options) {
   // Lambda runs Node 24; the SDK's notice about older Node is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const { SetupError } = await import("./lib/setup-checks.mjs");
-  const { formatMetricsSummary, summarizeMetrics } = await import("./lib/metrics-summary.mjs");
+  const { summarizeMetrics } = await import("./lib/metrics-summary.mjs");
   const { build } = await import("./build.mjs");
   const { startLocalApi } = await import("./lib/offline.mjs");
   // Ctrl-C leaves through the exit hooks, which stop what this run started.
   for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(130));
   /** @type {Record<string, unknown>[]} */
-  let logLines = [];
+  const logLines = [];
   await build();
   const api = await startLocalApi({
     posts: "load-posts",
@@ -178,33 +125,29 @@ async function run(options) {
   }).catch((error) => {
     throw error instanceof SetupError ? new StopError(error.message) : error;
   });
-  let failed = false;
   try {
-    for (let round = 1; round <= options.rounds; round++) {
-      const load = await runLoad({
-        ...options,
-        baseUrl: api.baseUrl,
-        serverRss: api.rss,
-        showProgress: true,
-      });
-      console.log(`round ${round}: ${describeLoad(load, options.mix)}`);
-      const after = await checkAfterLoad(api.baseUrl, load);
-      const said = after.problems.join("; ") || `${after.listed} posts, as the round left them`;
-      console.log(`list through the client: ${said}\n`);
-      // The last lines may still be on their way through the pipe.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      // Round 1 keeps the start's lines: its readiness check is the list function's cold start.
-      const since =
-        round === 1 ? "the start, its one readiness list included" : "the round's start";
-      const summary = formatMetricsSummary(summarizeMetrics(logLines));
-      console.log(`metrics from the functions' log lines since ${since}:\n${summary}\n`);
-      logLines = [];
-      failed ||= load.errors > 0 || after.problems.length > 0;
-    }
+    const load = await runLoad({
+      ...options,
+      baseUrl: api.baseUrl,
+      serverRss: api.rss,
+      showProgress: true,
+    });
+    console.log(autocannon.printResult(load.result));
+    const mb = (/** @type {number=} */ bytes = 0) => `${(bytes / 1e6).toFixed(0)} MB`;
+    const [before, after, peak] = [load.rss[0], load.rss.at(-1), Math.max(...load.rss)];
+    console.log(`server RSS: before ${mb(before)}, peak ${mb(peak)}, after ${mb(after)}`);
+    const listed = await checkAfterLoad(api.baseUrl, load);
+    const said = listed.problems.join("; ") || `${listed.listed} posts, as the run left them`;
+    console.log(`list through the client: ${said}\n`);
+    // The last log lines may still be on their way through the pipe.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Since the start: the readiness check's list was the list function's cold start.
+    console.log("metrics from the functions' log lines, the readiness check's list included:");
+    console.table(summarizeMetrics(logLines));
+    return load.errors > 0 || listed.problems.length > 0 ? 1 : 0;
   } finally {
     await api.stop();
   }
-  return failed ? 1 : 0;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -214,10 +157,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     flags: {
       requests: { type: "string", default: "3000" },
       connections: { type: "string", default: "16" },
-      mix: { type: "string", default: "crud" },
-      rounds: { type: "string", default: "1" },
     },
-    read: readOptions,
+    read: (values) => {
+      const count = (/** @type {string} */ name) => {
+        const number = Number(values[name]);
+        if (Number.isInteger(number) && number >= 1) return number;
+        throw new StopError(`--${name} must be a whole number from 1 up, not ${values[name]}`);
+      };
+      return { requests: count("requests"), connections: count("connections") };
+    },
     run,
   });
 }

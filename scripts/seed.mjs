@@ -34,21 +34,20 @@ async function run({ url, token }) {
   const service = await connect(url, { name: "The service", token, attempts: 1 });
   const list = await using(service, (blog) => blog.listPosts());
   const before = new Set(list.notModified ? [] : list.posts.map((post) => post.id));
-  let refused = 0;
-  let written = 0;
+  let [refused, written] = [0, 0];
   for (const [index, sample] of samples.entries()) {
     const idempotencyKey = `seed-sample-${index + 1}`;
     try {
       const { post } = await using(service, (blog) => blog.createPost(sample, { idempotencyKey }));
       const again = before.has(post.id);
+      written += again ? 0 : 1;
       console.log(`201 ${JSON.stringify(post)}${again ? " (already there)" : ""}`);
-      if (!again) written++;
     } catch (error) {
       console.log(reasonOf(error));
       refused++;
     }
   }
-  if (written === 0 && refused === 0) console.log("Nothing new written: the samples were there.");
+  if (written + refused === 0) console.log("Nothing new written: the samples were there.");
   return refused === 0 ? 0 : 1;
 }
 

@@ -21,20 +21,18 @@ ssm:PutParameter on that parameter.
 
 Exit codes: 0 the secret is printed; 2 it could not be (no credentials, a refusal), in one line.`;
 
-const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
-
 await runWithFlags({
   name: "webhook-secret",
   usage,
   flags: {
-    name: { type: "string" },
+    name: { type: "string", default: "" },
     stage: { type: "string", default: "dev" },
     region: { type: "string", default: "us-east-1" },
-    rotate: { type: "boolean" },
-    "end-rotation": { type: "boolean" },
+    rotate: { type: "boolean", default: false },
+    "end-rotation": { type: "boolean", default: false },
   },
   read: (values) => {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(values.name ?? "")) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(values.name)) {
       throw new StopError("--name must be the subscriber's name in WEBHOOK_SUBSCRIBERS");
     }
     if (values.rotate && values["end-rotation"]) {
@@ -53,22 +51,19 @@ await runWithFlags({
     const { GetParameterCommand, PutParameterCommand, SSMClient } = await awsSdk("ssm");
     const ssm = new SSMClient({ region });
     try {
-      const { Parameter } = await ssm
-        .send(new GetParameterCommand({ Name: parameter, WithDecryption: true }))
-        .catch((error) => {
-          if (error.name === "ParameterNotFound") return { Parameter: undefined };
-          throw error;
-        });
+      const get = new GetParameterCommand({ Name: parameter, WithDecryption: true });
+      const { Parameter } = await ssm.send(get).catch((error) => {
+        if (error.name === "ParameterNotFound") return { Parameter: undefined };
+        throw error;
+      });
       // The newest secret comes first; during a rotation the old one follows it.
-      let secrets = String(Parameter?.Value ?? "")
-        .split(" ")
-        .filter(Boolean);
-      const kept = secrets.join(" ");
-      if (secrets.length === 0 || rotate) secrets = [newSecret(), ...secrets.slice(0, 1)];
-      else if (end) secrets = secrets.slice(0, 1);
-      const value = secrets.join(" ");
-      if (value !== kept) {
-        const put = { Name: parameter, Value: value, Overwrite: true };
+      const kept = Parameter?.Value ?? "";
+      let secrets = kept.split(" ").filter(Boolean);
+      if (secrets.length === 0 || rotate) {
+        secrets = [`whsec_${randomBytes(32).toString("base64")}`, ...secrets.slice(0, 1)];
+      } else if (end) secrets = secrets.slice(0, 1);
+      if (secrets.join(" ") !== kept) {
+        const put = { Name: parameter, Value: secrets.join(" "), Overwrite: true };
         await ssm.send(new PutParameterCommand({ ...put, Type: "SecureString" }));
       }
       console.log(secrets[0]);

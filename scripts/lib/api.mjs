@@ -8,39 +8,23 @@ import { StopError, importWithPackages } from "./cli.mjs";
  * @typedef {{ blog: BlogClient, root: string, name: string, token?: string, retries: number }} Service
  */
 
-/** Attempts per call: a service under load gets 7 retries, each after a Retry-After or backoff. */
-export const ATTEMPTS = 8;
-
-/** The client (it needs the project's packages, openapi-fetch: without them, one line). */
-const client = async () =>
-  /** @type {typeof import("../../client/index.mjs")} */ (
-    await importWithPackages(new URL("../../client/index.mjs", import.meta.url).href)
-  );
-
 /**
  * A client of the service at `url` for a command; `name` says which service in messages ("The
- * target"), and `retries` counts the calls sent again.
+ * target"), and `retries` counts the calls sent again. By default a call is tried 8 times, each
+ * after a Retry-After or a backoff, so that a service under load is waited for.
  * @param {string} url
  * @param {{ name: string, token?: string, attempts?: number, timeoutMs?: number }} options
  * @returns {Promise<Service>}
  */
-export async function connect(url, { name, token, attempts = ATTEMPTS, timeoutMs }) {
-  const { createBlogClient } = await client();
+export async function connect(url, { name, token, attempts = 8, timeoutMs }) {
+  // The client needs the project's packages (openapi-fetch): without them, one line.
+  const clientUrl = new URL("../../client/index.mjs", import.meta.url).href;
+  /** @type {typeof import("../../client/index.mjs")} */
+  const { createBlogClient } = await importWithPackages(clientUrl);
+  const onRetry = () => void service.retries++;
+  const blog = createBlogClient({ baseUrl: url, token, retry: { attempts }, timeoutMs, onRetry });
   /** @type {Service} */
-  const service = {
-    name,
-    token,
-    retries: 0,
-    root: "",
-    blog: createBlogClient({
-      baseUrl: url,
-      token,
-      retry: { attempts },
-      timeoutMs,
-      onRetry: () => void service.retries++,
-    }),
-  };
-  service.root = service.blog.baseUrl;
+  const service = { name, token, retries: 0, root: blog.baseUrl, blog };
   return service;
 }
 
@@ -57,21 +41,21 @@ export async function using(service, call) {
   try {
     return await call(service.blog);
   } catch (error) {
+    const { name, root, token } = service;
     if (error instanceof UnreachableError) {
-      throw new StopError(`${service.name} ${service.root} cannot be reached: ${error.reason}`);
+      throw new StopError(`${name} ${root} cannot be reached: ${error.reason}`);
     }
     if (error instanceof NotJsonError) {
+      const status = error.status === undefined ? "" : `${error.status} and `;
       throw new StopError(
-        `${service.name} answered ${error.method} ${error.url} with ` +
-          `${error.status === undefined ? "" : `${error.status} and `}a body that is not JSON: ` +
+        `${name} answered ${error.method} ${error.url} with ${status}a body that is not JSON: ` +
           "is it a service of this API?",
       );
     }
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-      const path = new URL(error.url).pathname;
       throw new StopError(
-        `${service.name} ${service.root} answered ${error.status} to ${error.method} ${path}: ` +
-          (service.token
+        `${name} ${root} answered ${error.status} to ${error.method} ${new URL(error.url).pathname}: ` +
+          (token
             ? "the token was refused (expired, or without the write scope?)"
             : "it needs a token: pass --token T or set API_TOKEN"),
       );
@@ -81,9 +65,8 @@ export async function using(service, call) {
 }
 
 /** Whether `error` is the service's answer with this status (404, 409 …). */
-export function isAnswer(/** @type {unknown} */ error, /** @type {number} */ status) {
-  return error instanceof ApiError && error.status === status;
-}
+export const isAnswer = (/** @type {unknown} */ error, /** @type {number} */ status) =>
+  error instanceof ApiError && error.status === status;
 
 /** An answer's failure in a few words: `404 Blog post #7 not found`. */
 export function reasonOf(/** @type {unknown} */ error) {

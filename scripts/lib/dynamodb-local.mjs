@@ -21,15 +21,18 @@ export const localClient = (/** @type {string} */ endpoint) =>
 /**
  * Starts DynamoDB Local and waits until it answers. Data is kept in `dbPath` (an absolute folder)
  * or in memory when it is omitted. `stop()` ends the Java process and waits for it to exit.
- * @param {{ port?: number, dbPath?: string, log?: boolean }} [options]
+ * @param {{ port?: number, dbPath?: string }} [options]
  */
-export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
+export async function startDynamoDbLocal({ port, dbPath } = {}) {
   requireJava();
   const chosenPort = port ?? (await freePort());
-  const stdio = log ? "inherit" : "ignore";
-  const where = { port: chosenPort, ...(dbPath ? { path: dbPath } : {}) };
   // Not detached: Ctrl-C at a terminal reaches Java too, even where this process does not stop it.
-  const child = dynamoDbLocal.spawn({ ...where, sharedDb: true, stdio });
+  const child = dynamoDbLocal.spawn({
+    port: chosenPort,
+    path: dbPath,
+    sharedDb: true,
+    stdio: "ignore",
+  });
   const db = supervise(child, "DynamoDB Local", false);
   const endpoint = `http://127.0.0.1:${chosenPort}`;
   const client = localClient(endpoint);
@@ -49,31 +52,29 @@ export async function startDynamoDbLocal({ port, dbPath, log = false } = {}) {
         );
       },
     );
-  try {
-    await db.ready(answers);
-  } catch (error) {
-    await db.stop();
-    throw error;
-  } finally {
-    client.destroy();
-  }
+  await db
+    .ready(answers)
+    .catch(async (error) => {
+      await db.stop();
+      throw error;
+    })
+    .finally(() => client.destroy());
   return { endpoint, port: chosenPort, pid: db.pid, stop: db.stop };
 }
 
-/** Creates a table keyed on `name` unless it exists, and waits until it is active. */
+/** Creates a table keyed on `name` (on demand) unless it exists, and waits until it is active. */
 async function createTableIfMissing(
   /** @type {dynamodb.DynamoDBClient} */ client,
   /** @type {string} */ TableName,
-  /** @type {[name: string, type: "N" | "S"]} */ [name, type],
+  /** @type {[name: string, type: "N" | "S"]} */ [AttributeName, AttributeType],
 ) {
-  /** @type {dynamodb.CreateTableCommandInput} */
-  const table = {
+  const table = new dynamodb.CreateTableCommand({
     TableName,
     BillingMode: "PAY_PER_REQUEST",
-    AttributeDefinitions: [{ AttributeName: name, AttributeType: type }],
-    KeySchema: [{ AttributeName: name, KeyType: "HASH" }],
-  };
-  await client.send(new dynamodb.CreateTableCommand(table)).catch((error) => {
+    AttributeDefinitions: [{ AttributeName, AttributeType }],
+    KeySchema: [{ AttributeName, KeyType: "HASH" }],
+  });
+  await client.send(table).catch((error) => {
     if (error.name !== "ResourceInUseException") throw error;
   });
   await dynamodb.waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName });
@@ -94,9 +95,8 @@ export async function ensureIdempotencyTable(
 }
 
 /**
- * Creates the posts table (partition key `id`, a Number; on-demand) if it is missing. Nothing is
- * written into it: the id counter's item is made by the first create, as on AWS, and its layout
- * lives only in lib/storage/posts-table.ts.
+ * Creates the posts table (partition key `id`, a Number) if it is missing. Nothing is written into
+ * it: the id counter's item is made by the first create, as on AWS (lib/storage/posts-table.ts).
  */
 export const ensureTable = (
   /** @type {dynamodb.DynamoDBClient} */ client,

@@ -1,7 +1,7 @@
-// Local events: reads the posts table's stream in DynamoDB Local (turning it on for a table made
-// before events existed), maps each change with the code AWS runs (lib/events) and sends it to the
-// webhook subscriber: signed, a post's events in order, retried on the schedule AWS uses,
-// dead-lettered to a file. Its position is kept in a file, so a restart neither replays nor misses.
+// Local events: reads the posts table's stream in DynamoDB Local (turned on for a table made
+// before events), maps each change with the code AWS runs (lib/events) and sends it to the webhook
+// subscriber: signed, a post's events in order, retried as on AWS, dead-lettered to a file. Its
+// position is kept in a file, so a restart neither replays nor misses.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,16 +13,14 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, localClient } from "./dynamodb-local.m
 
 /** @typedef {typeof import("../../lib/events/index.js")} EventsCode */
 /** @typedef {import("../../lib/events/index.js").PostEvent} PostEvent */
-/** @typedef {{ url: string, secrets: string[] }} Subscriber */
-
-/** @type {esbuild.BuildOptions} */
-const BUILD = { bundle: true, write: false, platform: "node", format: "esm", logLevel: "warning" };
 
 /** lib/events built for Node as it is for Lambda, so the local path runs the same code. */
 async function loadEventsCode() {
   const entry = fileURLToPath(new URL("../../lib/events/index.ts", import.meta.url));
-  const { outputFiles = [] } = await esbuild.build({ ...BUILD, entryPoints: [entry] });
-  const source = Buffer.from(outputFiles[0]?.contents ?? []).toString("base64");
+  /** @type {esbuild.BuildOptions} */
+  const options = { bundle: true, write: false, platform: "node", format: "esm" };
+  const [built] = (await esbuild.build({ ...options, entryPoints: [entry] })).outputFiles ?? [];
+  const source = Buffer.from(built?.contents ?? []).toString("base64");
   return /** @type {EventsCode} */ (await import(`data:text/javascript;base64,${source}`));
 }
 
@@ -34,11 +32,12 @@ async function ensureStream(/** @type {string} */ endpoint, /** @type {string} *
     if (Table?.StreamSpecification?.StreamEnabled && Table.LatestStreamArn) {
       return { arn: Table.LatestStreamArn, fresh: false };
     }
-    /** @type {import("@aws-sdk/client-dynamodb").StreamSpecification} */
-    const StreamSpecification = { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" };
-    const { TableDescription } = await client.send(
-      new UpdateTableCommand({ TableName, StreamSpecification }),
-    );
+    const StreamSpecification = {
+      StreamEnabled: true,
+      StreamViewType: /** @type {const} */ ("NEW_AND_OLD_IMAGES"),
+    };
+    const update = new UpdateTableCommand({ TableName, StreamSpecification });
+    const { TableDescription } = await client.send(update);
     return { arn: String(TableDescription?.LatestStreamArn), fresh: true };
   } finally {
     client.destroy();
@@ -47,10 +46,8 @@ async function ensureStream(/** @type {string} */ endpoint, /** @type {string} *
 
 /**
  * Starts reading the stream and delivering to the subscriber; `stop()` ends both.
- * @param {{
- *   endpoint: string, tableName: string, positionFile: string, deadLetterFile: string,
- *   subscriber: Subscriber, log?: (line: string) => void,
- * }} options
+ * @param {{ endpoint: string, tableName: string, positionFile: string, deadLetterFile: string,
+ *   subscriber: { url: string, secrets: string[] }, log?: (line: string) => void }} options
  */
 export async function startLocalEvents(options) {
   const { endpoint, subscriber, log = console.log } = options;
@@ -59,10 +56,11 @@ export async function startLocalEvents(options) {
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
   for (const secret of subscriber.secrets) code.secretKey(secret);
   const stream = await ensureStream(endpoint, options.tableName);
+  const credentials = LOCAL_CREDENTIALS;
   const streams = new streamsApi.DynamoDBStreamsClient({
     endpoint,
     region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
+    credentials,
   });
   const stopping = new AbortController();
   const { signal } = stopping;
@@ -85,13 +83,11 @@ export async function startLocalEvents(options) {
 }
 
 /**
- * A delivery queue per post: an event of a post leaves only once the one before it was delivered
- * or given up, while posts do not wait for each other. An event resolves true once done with
- * (delivered, 410 Gone, or dead-lettered), false when `signal` stopped its retries first.
- * @param {{
- *   code: EventsCode, subscriber: Subscriber, deadLetterFile: string,
- *   log: (line: string) => void, signal: AbortSignal,
- * }} options
+ * A delivery queue per post: a post's event leaves once the one before it was done with, while
+ * posts do not wait for each other. An event resolves true once done with (delivered, 410 Gone,
+ * or dead-lettered), false when `signal` stopped its retries first.
+ * @param {{ code: EventsCode, subscriber: { url: string, secrets: string[] },
+ *   deadLetterFile: string, log: (line: string) => void, signal: AbortSignal }} options
  */
 function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
   /** @type {Map<number, Promise<boolean>>} */
@@ -102,9 +98,8 @@ function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
     const what = `event ${event.type} #${event.data.id} v${event.version} (${id})`;
     for (let attempt = 1; !signal.aborted; attempt++) {
       if (gone) return true;
-      const outcome = await code.sendWebhook(subscriber, id, JSON.stringify(event), {
-        local: true,
-      });
+      const body = JSON.stringify(event);
+      const outcome = await code.sendWebhook(subscriber, id, body, { local: true });
       const delay = code.retryDelayMs(attempt);
       if (outcome.result === "delivered") log(`${what}: delivered`);
       else if (outcome.result === "gone") {
@@ -124,8 +119,7 @@ function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
   };
   return (/** @type {PostEvent} */ event) => {
     const postId = event.data.id;
-    const earlier = queues.get(postId) ?? Promise.resolve(true);
-    const done = earlier.then((earlierDone) => earlierDone && send(event));
+    const done = (queues.get(postId) ?? Promise.resolve(true)).then((ok) => ok && send(event));
     queues.set(postId, done);
     void done.then(() => queues.get(postId) === done && queues.delete(postId));
     return done;
@@ -136,29 +130,26 @@ function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
  * One read of every shard of the stream, parents before children, each post's change handed to
  * `deliver`. The position kept per shard is the last record before which everything was done
  * with, so an event still waiting for a retry at a stop is read again on the next start.
- * @param {{
- *   streams: streamsApi.DynamoDBStreamsClient, stream: { arn: string, fresh: boolean },
- *   positionFile: string, code: EventsCode, deliver: (event: PostEvent) => Promise<boolean>,
- * }} options
+ * @param {{ streams: streamsApi.DynamoDBStreamsClient, stream: { arn: string, fresh: boolean },
+ *   positionFile: string, code: EventsCode, deliver: (event: PostEvent) => Promise<boolean> }} options
  */
 function createShardReader({ streams, stream, positionFile, code, deliver }) {
   const kept = existsSync(positionFile) ? JSON.parse(readFileSync(positionFile, "utf8")) : {};
-  /** @type {Record<string, string>} Kept for this stream only. */
+  /** @type {Record<string, string>} */
   const doneUpTo = kept.stream === stream.arn ? kept.shards : {};
   // Without a position, an older stream's records were seen by a run that kept none: skip them.
   const startAt = kept.stream === stream.arn || stream.fresh ? "TRIM_HORIZON" : "LATEST";
-  /** @typedef {{ iterator?: string, read?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }} Shard */
-  /** @type {Map<string, Shard>} */
+  /** @type {Map<string, { iterator?: string, read?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }>} */
   const shards = new Map();
-  const settle = (/** @type {string} */ ShardId, /** @type {Shard} */ { pending }) => {
-    if (!pending[0]?.done) return;
-    while (pending[0]?.done) doneUpTo[ShardId] = String(pending.shift()?.seq);
-    writeFileSync(positionFile, JSON.stringify({ stream: stream.arn, shards: doneUpTo }));
-  };
   const readShard = async (/** @type {string} */ ShardId) => {
     const shard = shards.get(ShardId) ?? { pending: [] };
     shards.set(ShardId, shard);
     if (shard.closed) return;
+    const settle = () => {
+      if (!shard.pending[0]?.done) return;
+      while (shard.pending[0]?.done) doneUpTo[ShardId] = String(shard.pending.shift()?.seq);
+      writeFileSync(positionFile, JSON.stringify({ stream: stream.arn, shards: doneUpTo }));
+    };
     const after = shard.read ?? doneUpTo[ShardId];
     const where = after
       ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after }
@@ -178,19 +169,16 @@ function createShardReader({ streams, stream, positionFile, code, deliver }) {
       shard.read = entry.seq;
       // The Lambda event carries the time in seconds.
       const time = Number(record.dynamodb?.ApproximateCreationDateTime) / 1000;
-      const asLambda = {
-        ...record,
-        dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: time },
-      };
-      const event = code.eventFromRecord(/** @type {any} */ (asLambda));
+      const dynamodb = { ...record.dynamodb, ApproximateCreationDateTime: time };
+      const event = code.eventFromRecord(/** @type {any} */ ({ ...record, dynamodb }));
       if (!event) continue;
       entry.done = false;
       void deliver(event).then((done) => {
         entry.done = done;
-        settle(ShardId, shard);
+        settle();
       });
     }
-    settle(ShardId, shard);
+    settle();
     shard.iterator = page.NextShardIterator;
     shard.closed = !page.NextShardIterator;
   };

@@ -1,19 +1,14 @@
-// The local stand-in for API Gateway's edge, in front of serverless-offline: what the gateway does
+// The local stand-in for API Gateway's edge, before serverless-offline: what the gateway does
 // before and after a function that serverless-offline does otherwise (docs/running-locally.md).
-// - A JSON body reaches the function as its exact bytes, base64 (isBase64Encoded), as the REST
-//   API's binary media type makes the gateway do; serverless-offline would parse it first and hand
-//   over the inner text of a JSON string, or nothing for `null`, and decode bad UTF-8 as U+FFFD.
-// - A route or method the API does not have (plain OPTIONS without CORS, HEAD) is the gateway's
-//   404; Range is ignored, as the gateway does; without CORS_ORIGINS, no CORS header at all.
 import { once } from "node:events";
 import { request as forward, createServer } from "node:http";
 import { createRequire } from "node:module";
 import { buffer } from "node:stream/consumers";
 
-const { readOrigins } = createRequire(import.meta.url)("../../config/cors.cjs");
-const { GATEWAY_RESPONSES, allowOriginParameter } = createRequire(import.meta.url)(
-  "../../config/gateway-responses.cjs",
-);
+// Loaded untyped, as osls loads them: type-checking the config modules is not this file's job.
+const config = createRequire(import.meta.url);
+const { readOrigins } = config("../../config/cors.cjs");
+const { GATEWAY_RESPONSES, allowOriginParameter } = config("../../config/gateway-responses.cjs");
 
 /** The routes of serverless.yml: a method and path not among them is the gateway's 404. */
 const ROUTES = [
@@ -22,14 +17,11 @@ const ROUTES = [
 ];
 /** The gateway's limit on a request's payload (REQUEST_TOO_LARGE above it). */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
-/** Content types serverless-offline parses as JSON itself; a missing one counts as JSON there. */
-const PARSED_BY_OFFLINE = /^(application\/json|application\/vnd\.api\+json)\s*(;|$)/i;
-/** The REST API's binary media type (serverless.yml): these bodies go to the function as bytes. */
-const BINARY_MEDIA = /^application\/json\s*(;|$)/i;
 
 /**
  * What the gateway answers itself for a request, as `{ status, body, headers }`, or undefined
- * when it goes to a function. `origins` is CORS_ORIGINS, read.
+ * when it goes to a function: a route or method the API lacks (a plain OPTIONS without CORS,
+ * HEAD) is its 404, a payload over 10 MB its 413. `origins` is CORS_ORIGINS, read.
  * @param {{ method: string, path: string, size: number, origin?: string }} request
  * @param {string[]} origins
  */
@@ -58,9 +50,11 @@ export function gatewayAnswer({ method, path, size, origin }, origins) {
 }
 
 /**
- * The request headers serverless-offline is to see: a JSON body marked as bytes (it then hands
- * the function base64, as the gateway with its binary media type does), any other body as text
- * it will not parse, and no Range (the gateway ignores it).
+ * The request headers serverless-offline is to see. It parses a JSON body itself (handing the
+ * function a JSON string's inner text, nothing for `null`, and bad UTF-8 as U+FFFD), so a JSON
+ * body goes as bytes: it then hands the function base64, as the gateway does with the REST API's
+ * binary media type (serverless.yml). Any other body that it would parse goes as text, and Range
+ * goes not at all (the gateway ignores it).
  * @param {import("node:http").IncomingHttpHeaders} headers
  * @param {number} size
  */
@@ -68,8 +62,10 @@ export function forwardedHeaders(headers, size) {
   const { range: _range, "if-range": _ifRange, ...kept } = headers;
   if (size === 0) return kept;
   const type = headers["content-type"] ?? "";
-  if (BINARY_MEDIA.test(type)) kept["content-type"] = "application/octet-stream";
-  else if (type === "" || PARSED_BY_OFFLINE.test(type)) kept["content-type"] = "text/plain";
+  if (/^application\/json\s*(;|$)/i.test(type)) kept["content-type"] = "application/octet-stream";
+  // What serverless-offline parses as JSON; a missing type counts as JSON there.
+  else if (/^(application\/vnd\.api\+json\s*(;|$)|$)/i.test(type))
+    kept["content-type"] = "text/plain";
   kept["content-length"] = String(size);
   return kept;
 }
@@ -87,10 +83,8 @@ export async function startLocalFront({ target, port = 0, host = "localhost", co
     const body = await buffer(req);
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const own = gatewayAnswer(
-      { method, path, size: body.length, origin: req.headers.origin },
-      origins,
-    );
+    const origin = req.headers.origin;
+    const own = gatewayAnswer({ method, path, size: body.length, origin }, origins);
     if (own) return void res.writeHead(own.status ?? 404, own.headers).end(own.body);
     const headers = forwardedHeaders(req.headers, body.length);
     const upstream = forward({ host: to.hostname, port: to.port, method, path: req.url, headers });

@@ -1,4 +1,4 @@
-// serverless-offline as `npm start` runs it, shared with `npm run load` and the test that loads it,
+// serverless-offline as `npm start` runs it, shared with `npm run load` and the tests that load it,
 // so what is measured is what a developer runs.
 import { execFile, spawn } from "node:child_process";
 import { createRequire } from "node:module";
@@ -13,26 +13,29 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
 
 /**
- * No `--reloadHandler`: with it every request is a cold start in a new worker that lives on for
- * `terminateIdleLambdaTime`, so memory grows with the request rate. `--useInProcess` loads each
- * bundle once and reuses it, as a warm Lambda instance is reused; the default (a worker thread per
- * request in flight, about 25 MB each) grew past 1 GB under sustained creates. New code reaches
- * them by restarting the process (see `npm start`).
+ * Each bundle loaded once in serverless-offline's process and reused, as a warm Lambda instance
+ * is: `--reloadHandler` makes every request a cold start, and the default (a worker thread per
+ * request in flight, ~25 MB each) grew past 1 GB under load. New code comes by a restart.
  */
 const FUNCTION_OPTIONS = ["--terminateIdleLambdaTime", "60", "--useInProcess"];
 
 /**
- * Starts serverless-offline over the bundles in dist/ (host: its own default, localhost), in its
- * own process group so that `stop()` reaches everything it started; `ready()` waits for HTTP.
+ * Starts serverless-offline over the bundles in dist/ in its own process group, so that `stop()`
+ * reaches everything it started; `ready()` waits until it answers HTTP.
  * @param {{ httpPort: number, lambdaPort: number, dynamoEndpoint: string, postsTable: string,
  *   idempotencyTable: string, host?: string, timeZone?: string, stdio?: "inherit" | "pipe" | "ignore",
  *   env?: Record<string, string | undefined> }} settings env: more, such as LOG_LEVEL
  */
 export function spawnOffline(settings) {
-  const { httpPort, lambdaPort, host, timeZone = "UTC", stdio = "inherit" } = settings;
+  const {
+    httpPort,
+    lambdaPort,
+    host = "localhost",
+    timeZone = "UTC",
+    stdio = "inherit",
+  } = settings;
   const args = [serverlessBin, "offline", "start", "--stage", "local", ...FUNCTION_OPTIONS];
-  if (host) args.push("--host", host);
-  args.push("--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort));
+  args.push("--host", host, "--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort));
   const child = spawn(process.execPath, args, {
     cwd: root,
     detached: true,
@@ -52,7 +55,7 @@ export function spawnOffline(settings) {
     },
   });
   const offline = supervise(child, "serverless-offline");
-  const baseUrl = `http://${host ?? "localhost"}:${httpPort}`;
+  const baseUrl = `http://${host}:${httpPort}`;
   const answers = () =>
     fetch(`${baseUrl}/api/post`, { signal: AbortSignal.timeout(5_000) }).then(
       (probe) => probe.arrayBuffer().then(() => true),
@@ -68,30 +71,35 @@ export async function rssOf(/** @type {number} */ pid) {
 }
 
 /**
- * The built bundles served as `npm start` serves them over DynamoDB Local with both tables (data
- * in `dbPath`, else in memory), on the ports given or free ones. With `onLogLine`, each line the
+ * The bundles served as `npm start` serves them, over DynamoDB Local with both tables (data in
+ * `dbPath`, else in memory), on the ports given or free ones. With `onLogLine`, each line the
  * functions print that is a JSON object goes there rather than to the terminal. `restart()` serves
  * the bundles anew; `onExit` hears of serverless-offline ending on its own; `stop()` ends both.
- * @param {{ posts: string, keys: string, dbPath?: string, dynamoPort?: number, httpPort?: number,
+ * `reserved`: ports the caller will listen on later, which serverless-offline must not take.
+ * @param {{ posts: string, keys: string, dbPath?: string, dynamoPort?: number, reserved?: number[],
  *   lambdaPort?: number, timeZone?: string, onExit?: (code: number | null) => void,
  *   onLogLine?: (line: Record<string, unknown>) => void }} options
  */
-export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine, ...options }) {
-  const db = await local.startDynamoDbLocal({ port: dynamoPort, dbPath: options.dbPath });
+export async function startLocalApi(options) {
+  const { posts, keys, onLogLine } = options;
+  const db = await local.startDynamoDbLocal({ port: options.dynamoPort, dbPath: options.dbPath });
   /** @type {ReturnType<typeof spawnOffline> | undefined} */
   let offline;
-  let serving = false; // once it first answered: an early end is start's failure, not onExit's
   const end = async () => {
     const last = offline;
-    offline = undefined;
+    offline = undefined; // so that its exit, asked for, is not told to onExit
     await last?.stop();
   };
   const stop = () => end().then(db.stop);
+  const lambdaPort = options.lambdaPort ?? (await freePort());
+  // The OS may hand out a port that is free only because its owner has yet to listen on it.
+  let httpPort = lambdaPort;
+  while ([lambdaPort, ...(options.reserved ?? [])].includes(httpPort)) httpPort = await freePort();
   const settings = {
-    ...options,
     host: "127.0.0.1",
-    httpPort: options.httpPort ?? (await freePort()),
-    lambdaPort: options.lambdaPort ?? (await freePort()),
+    timeZone: options.timeZone,
+    httpPort,
+    lambdaPort,
     dynamoEndpoint: db.endpoint,
     postsTable: posts,
     idempotencyTable: keys,
@@ -99,37 +107,32 @@ export async function startLocalApi({ posts, keys, dynamoPort, onExit, onLogLine
     env: onLogLine ? { LOG_LEVEL: "info" } : {},
   };
   const serve = async () => {
+    await end();
     const started = (offline = spawnOffline(settings));
-    void started.exited.then((code) => offline === started && serving && onExit?.(code));
+    started.child.stderr?.resume(); // read and dropped, so that a full pipe never stalls it
     if (onLogLine && started.child.stdout) {
-      started.child.stderr?.resume(); // read and dropped, so a full pipe never stalls it
       createInterface({ input: started.child.stdout }).on("line", (line) => {
         try {
           if (line.startsWith("{")) onLogLine(JSON.parse(line));
         } catch {
-          // not a log line of the service's: serverless-offline's own output
+          // not a line of the service's: serverless-offline's own output
         }
       });
     }
     await started.ready(120_000);
+    void started.exited.then((code) => offline === started && options.onExit?.(code));
   };
   const client = local.localClient(db.endpoint);
   try {
     await local.ensureTable(client, posts);
     await local.ensureIdempotencyTable(client, keys);
-    client.destroy();
     await serve();
-    serving = true;
   } catch (error) {
-    client.destroy();
     await stop();
     throw error;
+  } finally {
+    client.destroy();
   }
-  return {
-    db,
-    baseUrl: `http://127.0.0.1:${settings.httpPort}`,
-    rss: () => rssOf(offline?.pid ?? 0),
-    restart: () => end().then(serve),
-    stop,
-  };
+  const baseUrl = `http://127.0.0.1:${settings.httpPort}`;
+  return { db, baseUrl, rss: () => rssOf(offline?.pid ?? 0), restart: serve, stop };
 }

