@@ -31,7 +31,7 @@ export const tokenFlag = (/** @type {{ token?: string }} */ values) =>
 
 /** The service `npm start` serves, on $PORT as it does (3000 by default). */
 export function localUrl(env = process.env) {
-  const port = env.PORT ?? "3000";
+  const port = env.PORT || "3000"; // empty is unset, as config/settings.cjs reads it
   if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
     throw new StopError(`PORT must be a port number from 1 to 65535, not ${JSON.stringify(port)}`);
   }

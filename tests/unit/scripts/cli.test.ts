@@ -89,6 +89,7 @@ describe("the service npm start serves", () => {
 
   it("is on $PORT, 3000 when unset, for every flag left out", () => {
     expect(localUrl({})).toBe("http://localhost:3000");
+    expect(localUrl({ PORT: "" }), "empty, as npm start reads it").toBe("http://localhost:3000");
     expect(localUrl({ PORT: "4100" })).toBe("http://localhost:4100");
     vi.stubEnv("PORT", "4200");
     expect(urlFlag("to", undefined)).toBe("http://localhost:4200");
