@@ -7,6 +7,12 @@ import { type ListPage, PAGE_IDS, pageOf } from "./list-pages.js";
 import type { PostsTable } from "./posts-table.js";
 
 const COMMA = 0x2c;
+/**
+ * How much of the list a Scan writes between two collections of its garbage, at least: 1 MB, or a
+ * tenth of what it has written so far once that is more, so a list of any size costs a few dozen.
+ */
+export const COLLECT_EVERY_BYTES = 1024 * 1024;
+const COLLECT_EVERY_SHARE = 0.1;
 /** Room a new page's buffer gets beyond the posts seen so far's average: a page rarely grows. */
 const PAGE_ROOM = 1.25;
 
@@ -33,6 +39,11 @@ export class PageFiller {
   private readonly pages = new Map<number, FillingPage>();
   private posts = 0;
   private bytes = 0;
+
+  /** Bytes of JSON written so far, commas included. */
+  get written(): number {
+    return this.bytes;
+  }
 
   /** Writes a post's JSON into its page. */
   add(post: Post): void {
@@ -89,17 +100,42 @@ function inOrder(key: number, page: FillingPage, scratch: Buffer): ListPage {
   return { key, ids, ends, chunk, digests, digest: pageDigest(digests) };
 }
 
+/** A full collection of V8's garbage: `now`, or `soon`, as a task run once the thread is idle. */
+export type Collect = (when: "now" | "soon") => void;
+
+/** V8's collector, when the process exposes it (`--expose-gc`, in the list function's options). */
+export function exposedCollector(): Collect | undefined {
+  const { gc } = globalThis as { gc?: unknown };
+  if (typeof gc !== "function") return undefined;
+  const run = gc as (options: { type: "major"; execution: "sync" | "async" }) => unknown;
+  return (when) => void run({ type: "major", execution: when === "now" ? "sync" : "async" });
+}
+
 /**
  * The whole list's pages, from a Scan read page by page: each Scan page's posts are written into
  * the list's pages as the page arrives, so neither the raw items of the whole table nor one string
  * of the whole list is ever held, nor a second copy of the posts' bytes. The bytes live outside
- * the JavaScript heap, whose collector would otherwise let it grow to several times the list
- * before collecting a Scan's garbage (docs/performance.md, The list at any size).
+ * the JavaScript heap. `collect` (V8's collector, when exposed) runs before the Scan, so that a
+ * list just dropped or an abandoned Scan's pages are freed before this one takes their place; then
+ * soon after every COLLECT_EVERY_BYTES (while the next page is awaited) and at the end, so that
+ * the SDK's pages of items do not pile up (docs/performance.md, The list at any size).
  */
-export async function scanPages(table: PostsTable, signal?: AbortSignal): Promise<ListPage[]> {
+export async function scanPages(
+  table: PostsTable,
+  signal?: AbortSignal,
+  collect = exposedCollector(),
+): Promise<ListPage[]> {
   const filler = new PageFiller();
+  collect?.("now");
+  let collectedAt = 0;
   await table.scanPages((page: Post[]) => {
     for (const post of page) filler.add(post);
+    const since = filler.written - collectedAt;
+    if (since >= Math.max(COLLECT_EVERY_BYTES, collectedAt * COLLECT_EVERY_SHARE)) {
+      collect?.("soon");
+      collectedAt = filler.written;
+    }
   }, signal);
+  collect?.("now");
   return filler.finish();
 }
