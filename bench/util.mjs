@@ -24,11 +24,9 @@ export function quantile(/** @type {number[]} */ values, /** @type {number} */ q
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
 }
 
-/** The median (the mean of the middle two for an even count); NaN for no values. */
-export function median(/** @type {number[]} */ values) {
-  const [s, mid] = [values.toSorted((a, b) => a - b), values.length >> 1];
-  return s.length % 2 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-}
+/** The median: for an even count, the mean of the two ranks either side of the middle. */
+export const median = (/** @type {number[]} */ values) =>
+  (quantile(values, 0.5) + quantile(values, 0.5 + 1e-9)) / 2;
 
 /** The median of each field over some runs. @param {Record<string, number>[]} runs */
 export const medians = (runs) =>
@@ -50,8 +48,9 @@ export async function timed(/** @type {() => Promise<unknown>} */ run) {
 export async function expectStatus(handler, event, status = 200) {
   const { statusCode, body } = await handler(event);
   if (statusCode === status) return body;
-  const request = `${event.httpMethod} ${event.resource}`;
-  throw new Error(`${request} answered ${statusCode}, not ${status}: ${body}`);
+  throw new Error(
+    `${event.httpMethod} ${event.resource} answered ${statusCode}, not ${status}: ${body}`,
+  );
 }
 
 /**
@@ -76,18 +75,16 @@ export const runningChildren = new Set();
 
 /**
  * Runs `node <args>` with exactly `env` (plus PATH and HOME), killed after `timeoutMs`; returns
- * its first stdout line as JSON, and when it was spawned (ms since the epoch, as `performance`
- * keeps time).
+ * its first stdout line as JSON.
  * @param {string[]} args @param {Record<string, string>} env @param {number} timeoutMs
  */
 export async function runNode(args, env, timeoutMs, node = process.execPath) {
-  const spawnedAt = performance.timeOrigin + performance.now();
   const { PATH = "", HOME = "/tmp" } = process.env;
   const options = { env: { PATH, HOME, ...env }, timeout: timeoutMs };
   const child = promisify(execFile)(node, args, { ...options, killSignal: "SIGKILL" });
   runningChildren.add(child.child);
   try {
-    return { report: JSON.parse((await child).stdout.split("\n")[0] ?? ""), spawnedAt };
+    return JSON.parse((await child).stdout.split("\n")[0] ?? "");
   } catch (error) {
     const { signal, code, stderr = "" } = /** @type {any} */ (error);
     const how = `node ${args.join(" ").slice(0, 200)}: ${signal ?? `code ${code}`}`;
@@ -101,10 +98,10 @@ export async function runNode(args, env, timeoutMs, node = process.execPath) {
  * A line of the table: a measurement beside its floor, their ratio, the target as printed ("<=
  * 1.8x" or ">= 0.5x" on the ratio, "<= 300 KB" on the value, "info" for none), whether it was met.
  * @typedef {{ metric: string, name: string, value: number, floor: number, unit: string, target: string, ratio: number, met: boolean | undefined }} Row
- * @typedef {[metric: string, name: string, value: number, floor: number, unit: string, target?: string]} RowSpec
+ * @param {string} metric @param {string} name @param {number} value @param {number} floor
+ * @param {string} unit @returns {Row}
  */
-/** @param {RowSpec} spec @returns {Row} */
-export function ratioRow(...[metric, name, value, floor, unit, target = "info"]) {
+export function ratioRow(metric, name, value, floor, unit, target = "info") {
   const ratio = value / floor;
   const [, op, limit = "", limitUnit] = /^([<>]=) ([\d.]+) ?(.*)$/.exec(target) ?? [];
   const measured = limitUnit === "x" ? ratio : value;
@@ -115,20 +112,28 @@ export function ratioRow(...[metric, name, value, floor, unit, target = "info"])
 const number = (/** @type {number} */ n) =>
   !Number.isFinite(n) ? "n/a" : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 
-/** The rows as a plain-text table, figures right-aligned. */
+/** The rows as a plain-text table, figures right-aligned, and how many targets were met. */
 export function formatTable(/** @type {Row[]} */ rows) {
-  const cells = rows.map((r) =>
-    [`${r.metric}: ${r.name}`, `${number(r.value)} ${r.unit}`].concat(
+  const all = [["metric", "handler", "floor", "ratio", "target", "met?"]].concat(
+    rows.map((r) => [
+      `${r.metric}: ${r.name}`,
+      `${number(r.value)} ${r.unit}`,
       `${number(r.floor)} ${r.unit}`,
       `${r.ratio.toFixed(2)}x`,
       r.target,
       r.met === undefined ? "" : r.met ? "yes" : "NO",
-    ),
+    ]),
   );
-  const all = [["metric", "handler", "floor", "ratio", "target", "met?"], ...cells];
   const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0))) ?? [];
   const pad = (/** @type {string} */ text, /** @type {number} */ i) =>
     i >= 1 && i <= 3 ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
   const [head = "", ...body] = all.map((row) => row.map(pad).join(" | "));
-  return [head, widths.map((w) => "-".repeat(w)).join("-|-"), ...body].join("\n");
+  const met = `${rows.filter((r) => r.met).length}/${rows.filter((r) => r.met !== undefined).length}`;
+  return [
+    head,
+    widths.map((w) => "-".repeat(w)).join("-|-"),
+    ...body,
+    "",
+    `${met} targets met`,
+  ].join("\n");
 }
