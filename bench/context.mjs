@@ -3,16 +3,14 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { progress } from "../scripts/lib/cli.mjs";
 import * as local from "../scripts/lib/dynamodb-local.mjs";
-import { apiEvent } from "../tests/helpers/api-event.mjs";
-import { filler, log } from "./util.mjs";
 
 /** @typedef {import("aws-lambda").APIGatewayProxyEvent} ApiEvent */
 /** @typedef {(event: ApiEvent) => Promise<{ statusCode: number, body: string }>} Handler */
 /** @typedef {import("./floor.js").Floor} Floor */
 /**
  * A part of the bench, run on DynamoDB Local: `measure` returns what results.json keeps, `rows`
- * turns that (and the other sections' results) into lines of the table. Sections share DynamoDB Local's endpoint and a floor; one
- * marked `optIn` runs only when --only names it.
+ * turns that (and the other sections' results) into lines of the table. One marked `optIn` runs
+ * only when --only names it.
  * @typedef {{ endpoint: string, floor: Floor }} Context
  * @typedef {{ title: string, optIn?: boolean, measure(ctx: Context): Promise<any>, rows(result: any, results: Record<string, any>): import("./util.mjs").Row[] }} Section
  */
@@ -25,10 +23,10 @@ export const staging = `${root}dist/.bench-${process.pid}`;
 /** Counts and time budgets; the sum of the budgets keeps a run well under five minutes. */
 export const LIMITS = {
   childTimeoutMs: 30_000,
-  cold: { runs: 20, minRuns: 10, budgetMs: 75_000 },
+  cold: { runs: 20, budgetMs: 75_000 },
   warm: { warmup: 100, iterations: 400, budgetMsPerHandler: 7_000 },
   list: { posts: 10_000, contentChars: 930 },
-  seed: { concurrency: 4, budgetMs: 60_000 },
+  seedBudgetMs: 60_000,
 };
 
 export const TABLES = {
@@ -72,89 +70,82 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
 /** Deletes, by handler or floor, take turns on the posts seeded from this id up. */
 const DELETE_FROM = 1_000_000;
 let lastDeleted = DELETE_FROM;
-const body = (/** @type {number} */ i) => ({ title: `bench ${i}`, content: filler(i, 200) });
-const title = (/** @type {number} */ i) => ({ title: `bench ${i}` });
 const { small, listSmall } = TABLES;
-/** @typedef {{ table: string, status: number, event: (i: number) => ApiEvent, floor: (floor: Floor, i: number) => Promise<unknown> }} HandlerCase */
+const create = (/** @type {number} */ i) => ({ title: `bench ${i}`, content: filler(i, 200) });
+/** @typedef {import("../tests/helpers/api-event.mjs").EventOptions} Request */
+/** @returns {Request} */
+export const getPost = () => ({ method: "GET", postId: 1 });
 /**
- * What each handler is asked: its table, its i-th request, the status due, and the floor's
- * storage calls for the same operation.
- * @type {Record<"create-post" | "delete-post" | "get-post" | "list-posts" | "update-post", HandlerCase>}
+ * The i-th request each handler is asked, on TABLES.small (the list on TABLES.listSmall); the
+ * floor makes the storage calls of the same request (floorCall).
+ * @type {Record<string, (i: number) => Request>}
  */
-export const HANDLER_CASES = {
-  "create-post": {
-    table: small,
-    status: 201,
-    event: (i) => apiEvent({ method: "POST", body: body(i) }),
-    floor: (floor, i) => floor.create(small, body(i)),
-  },
-  "delete-post": {
-    table: small,
-    status: 204,
-    event: () => apiEvent({ method: "DELETE", postId: ++lastDeleted }),
-    floor: (floor) => floor.remove(small, ++lastDeleted),
-  },
-  "get-post": {
-    table: small,
-    status: 200,
-    event: () => apiEvent({ method: "GET", postId: 1 }),
-    floor: (floor) => floor.get(small, 1),
-  },
-  "list-posts": {
-    table: listSmall,
-    status: 200,
-    event: () => apiEvent({ method: "GET" }),
-    floor: (floor) => floor.list(listSmall),
-  },
-  "update-post": {
-    table: small,
-    status: 200,
-    event: (i) => apiEvent({ method: "PUT", postId: 2, body: title(i) }),
-    floor: (floor, i) => floor.update(small, 3, title(i)),
-  },
+export const REQUESTS = {
+  "create-post": (i) => ({ method: "POST", body: create(i) }),
+  "delete-post": () => ({ method: "DELETE", postId: ++lastDeleted }),
+  "get-post": getPost,
+  "list-posts": () => ({ method: "GET" }),
+  "update-post": (i) => ({ method: "PUT", postId: 2, body: { title: `bench ${i}` } }),
 };
+export const tableOf = (/** @type {string} */ name) => (name === "list-posts" ? listSmall : small);
+export const statusOf = (/** @type {Request} */ { method }) =>
+  method === "POST" ? 201 : method === "DELETE" ? 204 : 200;
 
-/** Seeded post `id`, with `chars` characters of content. */
-function seedPost(/** @type {number} */ id, /** @type {number} */ chars) {
+/** The floor's storage calls for `request` on `table`. @param {Floor} floor @param {string} table */
+export function floorCall(floor, table, /** @type {Request} */ { method, postId, body }) {
+  const [id, data] = [Number(postId), /** @type {any} */ (body)];
+  if (method === "POST") return floor.create(table, data);
+  if (method === "PUT") return floor.update(table, id, data);
+  if (method === "DELETE") return floor.remove(table, id);
+  return postId === undefined ? floor.list(table) : floor.get(table, id);
+}
+
+/** ASCII text of exactly `length` characters, different for each seed. */
+function filler(/** @type {number} */ seed, /** @type {number} */ length) {
+  const words = `post ${seed} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
+  return words.repeat(Math.ceil(length / words.length)).slice(0, length);
+}
+
+/** `count` seeded posts from id `from` up, each with `chars` characters of content. */
+function seedPosts(
+  /** @type {number} */ from,
+  /** @type {number} */ count,
+  /** @type {number} */ chars,
+) {
   const at = "2025-01-02T03:04:05.000Z";
-  return { id, title: `Post ${id}`, content: filler(id, chars), created_at: at, updated_at: at };
+  return Array.from({ length: count }, (_, i) => {
+    const id = from + i;
+    return { id, title: `Post ${id}`, content: filler(id, chars), created_at: at, updated_at: at };
+  });
 }
 
 /**
- * Creates each table `seeds` names (with its id counter) and puts its posts, from a few workers.
+ * Creates each table `seeds` names (with its id counter) and puts its posts.
  * @param {string} endpoint @param {Floor} floor
  * @param {[string, number, number, number][]} seeds table, first id, count, characters of content
  */
-export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seed.budgetMs) {
+export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seedBudgetMs) {
   const admin = local.localClient(endpoint);
   try {
     for (const table of new Set(seeds.map(([name]) => name))) await local.ensureTable(admin, table);
   } finally {
     admin.destroy();
   }
-  // Batches of 25 ids, what BatchWrite takes; their posts are made when they are sent.
-  const batches = seeds.flatMap(([table, from, count, chars]) =>
-    Array.from({ length: Math.ceil(count / 25) }, (_, b) => {
-      const first = from + 25 * b;
-      const ids = Array.from({ length: Math.min(25, from + count - first) }, (_, i) => first + i);
-      return { table, posts: () => ids.map((id) => seedPost(id, chars)) };
-    }),
-  );
   const deadline = performance.now() + budgetMs;
   const bar = progress(
-    seeds.reduce((sum, seed) => sum + seed[2], 0),
+    seeds.reduce((sum, [, , count]) => sum + count, 0),
     "posts seeded",
   );
-  const worker = async () => {
-    for (let batch = batches.shift(); batch; batch = batches.shift()) {
-      if (performance.now() > deadline) throw new Error("seeding ran out of time");
-      const posts = batch.posts();
-      await floor.batchPut(batch.table, posts);
-      bar.tick(posts.length);
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: LIMITS.seed.concurrency }, worker));
+    for (const [table, from, count, chars] of seeds) {
+      // Batches of 25, what BatchWrite takes.
+      for (let first = from; first < from + count; first += 25) {
+        if (performance.now() > deadline) throw new Error("seeding ran out of time");
+        const posts = seedPosts(first, Math.min(25, from + count - first), chars);
+        await floor.batchPut(table, posts);
+        bar.tick(posts.length);
+      }
+    }
   } finally {
     bar.end();
   }
@@ -162,7 +153,6 @@ export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seed.
 
 /** The tables the sections share, with every post they read or delete. */
 export async function prepareTables(/** @type {string} */ endpoint, /** @type {Floor} */ floor) {
-  log(`seeding ${LIMITS.list.posts} posts`);
   const { cold, warm, list } = LIMITS;
   // A cold round deletes once; a warm iteration twice, through the handler and the floor.
   const deletes = cold.runs + 2 * (warm.warmup + warm.iterations) + 2;

@@ -1,8 +1,6 @@
-// Bench sections "list cache", over the 10,000-post table, and "listCacheLarge", over 100,000 posts
-// it seeds itself (run only when named): a new instance's first list; the warm, unchanged list;
-// lists after 1 and after 100 writes (patched, not scanned), each beside a bare paginated Scan
-// measured in the same run, in time and in read units; and the share of gzip, which compresses the
-// whole list again after a write. The lists are streamed as on Lambda.
+// Bench sections "listCache", over the 10,000-post table, and "listCacheLarge", over 100,000 posts
+// it seeds (only when named): lists, streamed as on Lambda, unchanged and after writes, beside bare
+// paginated Scans in the same run, in time and in read units.
 import { Writable } from "node:stream";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { LIMITS, TABLES, importHandler, lambdaEnv, seedTables } from "./context.mjs";
@@ -60,12 +58,9 @@ async function importStreamed(/** @type {Record<string, string>} */ env) {
   }
 }
 
-/**
- * One list, timed; it must answer 200, and, asked for in plain JSON after a write, carry `title`,
- * or nothing was patched.
- * @param {Awaited<ReturnType<typeof importStreamed>>} list
- */
-async function listOnce(list, /** @type {ApiEvent} */ event, title = "") {
+/** One list, timed: a 200 that, after a write, carries `title` (or nothing was patched). */
+/** @param {Awaited<ReturnType<typeof importStreamed>>} list @param {ApiEvent} event */
+async function listOnce(list, event, title = "") {
   const started = performance.now();
   const { statusCode, body, units } = await list(event);
   const ms = performance.now() - started;
@@ -87,7 +82,6 @@ function listCacheSection(o) {
     optIn: o.seedBudgetMs !== undefined,
     async measure({ endpoint, floor }) {
       if (o.seedBudgetMs) {
-        log(`seeding ${o.posts} posts`);
         const seed = /** @type {const} */ ([o.table, 1, o.posts, LIMITS.list.contentChars]);
         await seedTables(endpoint, floor, [[...seed]], o.seedBudgetMs);
       }
@@ -102,11 +96,10 @@ function listCacheSection(o) {
         (runs[key] ??= []).push(r.ms);
         if (r.units !== undefined) (runs[`${key}Units`] ??= []).push(r.units);
       };
-      log(`${o.key}: warm lists`);
       await rounds(o.warmLists, o.budgetMs, [0], async () =>
         keep("warm", await listOnce(list, GZIP)),
       );
-      // The writes go through the floor, which advances the change marker as a handler's write does.
+      // Written through the floor, which advances the change marker as a handler's write does.
       const afterWrites = async (/** @type {string} */ key, /** @type {number} */ k, round = 0) => {
         const title = (/** @type {number} */ id) => `Post ${id}, ${key} ${round}`;
         for (let id = 1; id <= k; id++) await floor.update(o.table, id, { title: title(id) });

@@ -1,15 +1,15 @@
-// Bench section "the list streamed": the list bundle run by the Lambda Node runtime's own client
-// (bench/list-stream-child.mjs) over the 10,000-post table, in new instances: every post arrives,
-// and the peak memory grows by at most 4x the JSON, 3x over init, a write, a list and a gzipped
-// list. The floor is a new instance over the 20-post table, measured in the same run.
+// Bench section "listStream": new instances of the list under the Lambda runtime's own client
+// (bench/list-stream-child.mjs) over the 10,000-post table, their peak memory against a new
+// instance's over the 20-post table.
 import { createRequire } from "node:module";
 import { installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { LIMITS, TABLES, benchDir, lambdaEnv, staging } from "./context.mjs";
-import { mb, ratioRow, runNode } from "./util.mjs";
+import { ratioRow, runNode } from "./util.mjs";
 
 /** @typedef {import("./util.mjs").Row} Row */
 /** @typedef {{ posts: number, jsonBytes: number, gzipBytes: number, peakRssBytes: number, firstByteMs: number, totalMs: number }} StreamRun */
 
+const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
 /** The list function's Node options, as serverless.yml gives them. */
 const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.cjs");
 
@@ -17,18 +17,14 @@ const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.c
 export const listStream = {
   title: `the list streamed: ${LIMITS.list.posts} posts under the Lambda runtime's client`,
   async measure({ endpoint }) {
-    /**
-     * One new instance listing `table`; with `afterWrite`, a post is retitled between its init
-     * and its first list, and the peak runs to its gzipped list.
-     * @returns {Promise<StreamRun>}
-     */
+    /** A new instance over `table`; `afterWrite`, a post retitled after its init. */
     const inChild = async (/** @type {string} */ table, afterWrite = false) => {
-      const bundles = [
+      const child = [
+        `${benchDir}/list-stream-child.mjs`,
         `${staging}/list-posts`,
         LIST_NODE_OPTIONS,
-        afterWrite ? `${staging}/update-post` : "",
       ];
-      const args = [`${benchDir}/list-stream-child.mjs`, ...bundles];
+      const args = afterWrite ? [...child, `${staging}/update-post`] : child;
       const run = await runNode(args, lambdaEnv(endpoint, table), 240_000, installRuntimeNode());
       const stored = table === TABLES.listBig ? LIMITS.list.posts : 20;
       if (run.posts !== stored) throw new Error(`${table} streamed ${run.posts} posts`);

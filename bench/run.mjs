@@ -1,7 +1,5 @@
-// `npm run bench`: builds the production bundles, starts its own in-memory DynamoDB Local and
-// measures each handler beside a floor, in sections (bench/*.mjs). Prints a table of ratios and
-// writes bench/results.json. Every loop is bounded by a count and a time budget; DynamoDB Local is
-// stopped however the run ends.
+// `npm run bench` (docs/performance.md): its sections, the table, and DynamoDB Local stopped
+// however the run ends. Every loop is bounded by a count and a time budget.
 import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
@@ -13,7 +11,7 @@ import { coldStart } from "./cold-start.mjs";
 import { LIMITS, benchDir, importFloor, prepareTables, staging } from "./context.mjs";
 import { listCache, listCacheLarge } from "./list-cache.mjs";
 import { listStream } from "./list-stream.mjs";
-import { benchStarted, formatTable, log, runningChildren } from "./util.mjs";
+import { formatTable, log, runningChildren } from "./util.mjs";
 import { warm } from "./warm.mjs";
 
 // The sections, in this order, each kept in results.json under its key.
@@ -37,7 +35,7 @@ Exit codes: 0 measured; 1 a section failed (one line says which); 2 a bad option
 let db;
 /** @type {Promise<void> | undefined} */
 let cleaning;
-/** Ends child processes and DynamoDB Local (even one still starting), removes the staging folder. */
+/** Ends child processes and DynamoDB Local (even one starting), removes the staging folder. */
 const cleanup = () =>
   (cleaning ??= (async () => {
     for (const child of runningChildren) child.kill("SIGKILL");
@@ -77,23 +75,16 @@ async function measureAll(/** @type {string[] | undefined} */ only) {
     floor.destroy();
   }
   await cleanup(); // stops DynamoDB Local and waits for it to exit
-  for (const key of Object.keys(results))
-    rows.push(...(SECTIONS[key]?.rows(results[key], results) ?? []));
-  const wallSeconds = (performance.now() - benchStarted) / 1000;
+  for (const [key, result] of Object.entries(results)) {
+    rows.push(...(SECTIONS[key]?.rows(result, results) ?? []));
+  }
+  const wallSeconds = performance.now() / 1000; // since the process started
   const wall = `bench wall time ${wallSeconds.toFixed(1)} s; DynamoDB Local stopped.`;
   console.log(`${formatTable(rows)}; ${wall}`);
   if (!only) {
-    const about = {
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: availableParallelism(),
-    };
-    const json = JSON.stringify(
-      { ...about, wallSeconds, limits: LIMITS, ...results, rows },
-      null,
-      2,
-    );
-    await writeFile(`${benchDir}/results.json`, `${json}\n`);
+    const about = { date: new Date().toISOString(), node: process.version, wallSeconds };
+    const json = { ...about, cpus: availableParallelism(), limits: LIMITS, ...results, rows };
+    await writeFile(`${benchDir}/results.json`, `${JSON.stringify(json, null, 2)}\n`);
     console.log("results written to bench/results.json");
   }
   return 0;

@@ -1,56 +1,23 @@
-// Bench helpers: the log, filler text, statistics, timing, rounds, child processes and the table.
+// Bench helpers: the log, statistics, timing, rounds, child processes and the table.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 
-export const benchStarted = performance.now();
-
 /** A progress line on stderr, stamped with the seconds since the bench started. */
 export function log(/** @type {string} */ message) {
-  const seconds = ((performance.now() - benchStarted) / 1000).toFixed(1);
-  process.stderr.write(`[bench ${seconds}s] ${message}\n`);
+  process.stderr.write(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}\n`);
 }
 
-/** ASCII text of exactly `length` characters, different for each seed. */
-export function filler(/** @type {number} */ seed, /** @type {number} */ length) {
-  const words = `post ${seed} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
-  return words.repeat(Math.ceil(length / words.length)).slice(0, length);
+/** The median (the mean of the middle two for an even count); NaN for no values. */
+export function median(/** @type {number[]} */ values) {
+  const [s, mid] = [values.toSorted((a, b) => a - b), values.length >> 1];
+  return s.length % 2 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
 }
-
-export const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
-
-/** The q-quantile (0..1), nearest-rank; NaN for no values. */
-export function quantile(/** @type {number[]} */ values, /** @type {number} */ q) {
-  const s = values.toSorted((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
-}
-
-/** The median: for an even count, the mean of the two ranks either side of the middle. */
-export const median = (/** @type {number[]} */ values) =>
-  (quantile(values, 0.5) + quantile(values, 0.5 + 1e-9)) / 2;
-
-/** The median of each field over some runs. @param {Record<string, number>[]} runs */
-export const medians = (runs) =>
-  Object.fromEntries(
-    Object.keys(runs[0] ?? {}).map((k) => [k, median(runs.map((r) => r[k] ?? NaN))]),
-  );
 
 /** The milliseconds `run` takes. */
 export async function timed(/** @type {() => Promise<unknown>} */ run) {
   const started = performance.now();
   await run();
   return performance.now() - started;
-}
-
-/**
- * Calls a handler and returns its body; the bench fails unless it answers `status`.
- * @param {import("./context.mjs").Handler} handler @param {import("./context.mjs").ApiEvent} event
- */
-export async function expectStatus(handler, event, status = 200) {
-  const { statusCode, body } = await handler(event);
-  if (statusCode === status) return body;
-  throw new Error(
-    `${event.httpMethod} ${event.resource} answered ${statusCode}, not ${status}: ${body}`,
-  );
 }
 
 /**
@@ -128,12 +95,7 @@ export function formatTable(/** @type {Row[]} */ rows) {
   const pad = (/** @type {string} */ text, /** @type {number} */ i) =>
     i >= 1 && i <= 3 ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
   const [head = "", ...body] = all.map((row) => row.map(pad).join(" | "));
-  const met = `${rows.filter((r) => r.met).length}/${rows.filter((r) => r.met !== undefined).length}`;
-  return [
-    head,
-    widths.map((w) => "-".repeat(w)).join("-|-"),
-    ...body,
-    "",
-    `${met} targets met`,
-  ].join("\n");
+  const [met, targets] = [rows.filter((r) => r.met), rows.filter((r) => r.met !== undefined)];
+  const rule = widths.map((w) => "-".repeat(w)).join("-|-");
+  return [head, rule, ...body, "", `${met.length}/${targets.length} targets met`].join("\n");
 }

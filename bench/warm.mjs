@@ -1,7 +1,9 @@
 // Bench section "warm overhead": each handler bundle, loaded in this process, against the floor's
 // calls for the same operation, alternating which side goes first.
-import { LIMITS, HANDLER_CASES, importFloor, importHandler, lambdaEnv } from "./context.mjs";
-import { expectStatus, median, ratioRow, rounds, timed } from "./util.mjs";
+import { apiEvent } from "../tests/helpers/api-event.mjs";
+import { LIMITS, REQUESTS, floorCall, importFloor, importHandler, lambdaEnv } from "./context.mjs";
+import { statusOf, tableOf } from "./context.mjs";
+import { median, ratioRow, rounds, timed } from "./util.mjs";
 
 /** @type {import("./context.mjs").Section} */
 export const warm = {
@@ -14,18 +16,21 @@ export const warm = {
     const { warmup, iterations: count, budgetMsPerHandler: budgetMs } = LIMITS.warm;
     /** @type {Record<string, { iterations: number, p50: number, floorP50: number }>} */
     const summary = {};
-    for (const [name, spec] of Object.entries(HANDLER_CASES)) {
-      const handler = await importHandler(name, lambdaEnv(endpoint, spec.table));
+    for (const [name, request] of Object.entries(REQUESTS)) {
+      const handler = await importHandler(name, lambdaEnv(endpoint, tableOf(name)));
       const floor = await importFloor(endpoint, `for=${name}`);
       const times = { handler: /** @type {number[]} */ ([]), direct: /** @type {number[]} */ ([]) };
       try {
         const sides = /** @type {const} */ (["handler", "direct"]);
         const done = await rounds(warmup + count, budgetMs, [...sides], async (side, i) => {
-          // The handler's request is built before the clock starts.
-          const event = side === "handler" ? spec.event(i) : undefined;
-          const took = await timed(() =>
-            event ? expectStatus(handler, event, spec.status) : spec.floor(floor, i),
-          );
+          // The handler's event is built before the clock starts.
+          const ask = request(i);
+          const event = side === "handler" ? apiEvent(ask) : undefined;
+          const took = await timed(async () => {
+            if (!event) return floorCall(floor, tableOf(name), ask);
+            const { statusCode, body } = await handler(event);
+            if (statusCode !== statusOf(ask)) throw new Error(`${name}: ${statusCode} ${body}`);
+          });
           if (i >= warmup) times[side].push(took);
         });
         const iterations = Math.max(0, done - warmup);
