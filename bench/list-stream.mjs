@@ -17,14 +17,11 @@ const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.c
 export const listStream = {
   title: `the list streamed: ${LIMITS.list.posts} posts under the Lambda runtime's client`,
   async measure({ endpoint }) {
+    const child = `${benchDir}/list-stream-child.mjs`;
     /** A new instance over `table`; `afterWrite`, a post retitled after its init. */
     const inChild = async (/** @type {string} */ table, afterWrite = false) => {
-      const child = [
-        `${benchDir}/list-stream-child.mjs`,
-        `${staging}/list-posts`,
-        LIST_NODE_OPTIONS,
-      ];
-      const args = afterWrite ? [...child, `${staging}/update-post`] : child;
+      const update = afterWrite ? [`${staging}/update-post`] : [];
+      const args = [child, `${staging}/list-posts`, LIST_NODE_OPTIONS, ...update];
       const run = await runNode(args, lambdaEnv(endpoint, table), 240_000, installRuntimeNode());
       const stored = table === TABLES.listBig ? LIMITS.list.posts : 20;
       if (run.posts !== stored) throw new Error(`${table} streamed ${run.posts} posts`);
@@ -37,10 +34,8 @@ export const listStream = {
     /** @type {(metric: string, value: number, floor: number, unit: string, target?: string) => Row} */
     const row = (metric, ...rest) =>
       ratioRow(`list ${list.posts} streamed${metric}`, "list-posts", ...rest);
-    const [json, growth] = [
-      mb(list.jsonBytes),
-      (/** @type {StreamRun} */ run) => mb(run.peakRssBytes - small.peakRssBytes),
-    ];
+    const json = mb(list.jsonBytes);
+    const growth = (/** @type {StreamRun} */ run) => mb(run.peakRssBytes - small.peakRssBytes);
     const afterWrite = "init + a write + a list + a gzipped list: peak RSS growth (vs JSON size)";
     return [
       row(", new instance: peak RSS growth (vs JSON size)", growth(list), json, "MB", "<= 4x"),

@@ -1,5 +1,6 @@
-// `npm run bench` (docs/performance.md): its sections, the table, and DynamoDB Local stopped
-// however the run ends. Every loop is bounded by a count and a time budget.
+// `npm run bench`: runs the sections (bench/*.mjs; docs/performance.md says what each measures),
+// prints the table and writes bench/results.json, and stops DynamoDB Local however the run ends.
+// Every loop is bounded by a count and a time budget.
 import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
