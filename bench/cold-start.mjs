@@ -1,50 +1,45 @@
 // Bench section "cold start": fresh processes of the Lambda runtime's Node (bench/child.mjs), each
-// importing one bundle (or a floor) and answering one event, in rounds that rotate the order so a
-// drift in speed touches every variant alike; init and the first invoke are reported apart. What
-// Lambda reaches over https is served over https here too: DynamoDB Local behind a TLS front, and
-// the authorizer's token issuer. openssl makes a certificate for localhost at run time; a child
-// trusts it through NODE_EXTRA_CA_CERTS, which Node reads when it starts.
+// answering one event, over https as on Lambda: DynamoDB Local behind a TLS front, and the token
+// issuer, with a certificate the children trust through NODE_EXTRA_CA_CERTS.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { createServer as createTlsServer } from "node:tls";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { handlerNames as allHandlerNames } from "../scripts/build.mjs";
 import { RUNTIME_NODE_VERSION, installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
-import { LIMITS, TABLES, benchDir, handlerCases, lambdaEnv, staging } from "./context.mjs";
-import { log, medians, rounds, runNode } from "./util.mjs";
+import { LIMITS, REQUESTS, TABLES, benchDir, lambdaEnv, staging } from "./context.mjs";
+import { getPost, statusOf, tableOf } from "./context.mjs";
+import { median, ratioRow, rounds, runNode } from "./util.mjs";
+
+/** @typedef {import("./util.mjs").Row} Row */
 
 /** The functions that answer requests; the events' functions read a stream or a queue instead. */
 const handlerNames = allHandlerNames.filter((name) => !/^(publish|deliver)-/.test(name));
-/** @typedef {import("./util.mjs").RowSpec} RowSpec */
-/** @typedef {{ answered: number, init: number, first: number, whole: number, wall: number }} ColdRun */
+/** @typedef {{ answered: number, init: number, first: number, whole: number }} ColdRun */
 
-// The floors: an empty handler module; the get handler's storage call with no handler around it,
-// over https as every handler is, and over plain http to show what https costs a cold start.
-const EMPTY = "empty handler";
-const SDK = "bare SDK GetItem (no handler)";
-const SDK_HTTP = "bare SDK GetItem over plain http";
+// The floors: an empty handler module, and the get handler's storage call with no handler
+// around it.
+const [EMPTY, SDK] = ["empty handler", "bare SDK GetItem (no handler)"];
 /** @type {Record<string, string>} */
-const FLOORS = {
-  [EMPTY]: `${benchDir}/empty-handler.mjs`,
-  [SDK]: `${staging}/floor/index.mjs`,
-  [SDK_HTTP]: `${staging}/floor/index.mjs`,
-};
+const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/floor/index.mjs` };
 
-/** Listens on a free port of 127.0.0.1; resolves to its https URL. */
-const listen = (/** @type {import("node:net").Server} */ server) =>
-  new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address()))).then(
-    (address) =>
-      `https://localhost:${/** @type {import("node:net").AddressInfo} */ (address).port}`,
-  );
+/** Listens on a free port of 127.0.0.1; its https URL. */
+async function listen(/** @type {import("node:net").Server} */ server) {
+  await once(server.listen(0, "127.0.0.1"), "listening");
+  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
+  return `https://localhost:${port}`;
+}
 
-/** The https front of DynamoDB Local (`dynamoEndpoint`, its http URL) and the token issuer. */
+/**
+ * The https front of DynamoDB Local (`dynamoEndpoint`, its http URL) and the token issuer, with
+ * their certificate's file (in the staging folder, which the bench removes) and a token it signed.
+ */
 async function startTls(/** @type {string} */ dynamoEndpoint) {
-  const dir = mkdtempSync(`${tmpdir()}/bench-tls-`);
-  const [keyFile, caFile] = [`${dir}/key.pem`, `${dir}/cert.pem`];
+  const [keyFile, caFile] = [`${staging}/tls-key.pem`, `${staging}/tls-cert.pem`];
   const subject = ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"];
   const req = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", ...subject];
   execFileSync("openssl", [...req, "-keyout", keyFile, "-out", caFile], { stdio: "ignore" });
@@ -67,19 +62,16 @@ async function startTls(/** @type {string} */ dynamoEndpoint) {
     response.end(JSON.stringify(body ?? {}));
   });
   const [endpoint, issuerUrl] = [await listen(front), await listen(issuer)];
-  const discovery = { issuer: issuerUrl, jwks_uri: `${issuerUrl}/jwks` };
-  documents["/.well-known/openid-configuration"] = discovery;
+  documents["/.well-known/openid-configuration"] = {
+    issuer: issuerUrl,
+    jwks_uri: `${issuerUrl}/jwks`,
+  };
   const claims = { scope: "posts/write", iss: issuerUrl, aud: "blog", sub: "bench" };
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: "RS256", kid: "bench" })
     .setExpirationTime("1h")
     .sign(keys.privateKey);
-  const stop = () => {
-    front.close();
-    issuer.closeAllConnections();
-    issuer.close();
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const stop = () => (front.close(), issuer.closeAllConnections(), issuer.close());
   return { endpoint, issuerUrl, caFile, token, stop };
 }
 
@@ -89,98 +81,84 @@ export const coldStart = {
   /** Medians per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
     const tls = await startTls(endpoint);
-    /** @type {Record<string, { table: string, status: number | string, event(i: number): unknown, env?: object }>} */
-    const cases = {
-      ...handlerCases("cold"),
+    /** @returns {{ table: string, event: unknown, status: number | string, env?: object }} */
+    const coldCase = (/** @type {string} */ variant, /** @type {number} */ round) => {
+      // Its first request fetches the issuer's document and keys and checks the token's signature.
+      if (variant === "authorize-writes") {
+        const arn = "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post";
+        const event = { type: "TOKEN", authorizationToken: `Bearer ${tls.token}`, methodArn: arn };
+        const env = { AUTH_ISSUER_URL: tls.issuerUrl, AUTH_AUDIENCE: "blog" };
+        return { table: TABLES.small, event, status: "policy", env };
+      }
       // A new list instance over the big table: its init builds the list. 10 MB of JSON is over
       // Lambda's 6 MB answer, so it is asked for gzipped, as a client would.
-      "list-posts": {
-        table: TABLES.listBig,
-        status: 200,
-        event: () => apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
-      },
-      // Its first request fetches the issuer's document and keys and checks the token's signature.
-      "authorize-writes": {
-        table: TABLES.small,
-        status: "policy",
-        env: { AUTH_ISSUER_URL: tls.issuerUrl, AUTH_AUDIENCE: "blog" },
-        event: () => ({
-          type: "TOKEN",
-          authorizationToken: `Bearer ${tls.token}`,
-          methodArn: "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post",
-        }),
-      },
+      if (variant === "list-posts") {
+        const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+        return { table: TABLES.listBig, event, status: 200 };
+      }
+      const request = (REQUESTS[variant] ?? getPost)(round); // the floors are asked what get is
+      return { table: tableOf(variant), event: apiEvent(request), status: statusOf(request) };
     };
     const node = installRuntimeNode();
     /** @type {Record<string, ColdRun[]>} */
     const runs = {};
-    const { runs: count, budgetMs, minRuns } = LIMITS.cold;
-    const variants = [...Object.keys(FLOORS), ...handlerNames];
+    const { runs: count, budgetMs } = LIMITS.cold;
     try {
+      const variants = [...Object.keys(FLOORS), ...handlerNames];
       const done = await rounds(count, budgetMs, variants, async (variant, round) => {
-        const spec = cases[variant] ?? cases["get-post"]; // the floors are asked what get is
-        if (!spec) throw new Error(`no request for ${variant}`);
+        const { table, event, status: due, env: more } = coldCase(variant, round);
+        const env = { ...lambdaEnv(tls.endpoint, table), NODE_EXTRA_CA_CERTS: tls.caFile, ...more };
         const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
-        const env =
-          variant === SDK_HTTP
-            ? lambdaEnv(endpoint, spec.table)
-            : {
-                ...lambdaEnv(tls.endpoint, spec.table),
-                NODE_EXTRA_CA_CERTS: tls.caFile,
-                ...spec.env,
-              };
-        const args = [`${benchDir}/child.mjs`, module, JSON.stringify(spec.event(round))];
-        const { report, spawnedAt } = await runNode(args, env, LIMITS.childTimeoutMs, node);
-        const { status, answered, init, first, whole, answeredAt } = report;
-        if (status !== spec.status) throw new Error(`cold ${variant} answered ${status}`);
-        (runs[variant] ??= []).push({ answered, init, first, whole, wall: answeredAt - spawnedAt });
+        const args = [`${benchDir}/child.mjs`, module, JSON.stringify(event)];
+        const { status, ...timings } = await runNode(args, env, LIMITS.childTimeoutMs, node);
+        if (status !== due) throw new Error(`cold ${variant} answered ${status}`);
+        (runs[variant] ??= []).push(timings);
       });
-      if (done < minRuns) log(`cold start: only ${done} rounds in the budget (wanted ${minRuns})`);
+      const fields = /** @type {const} */ (["answered", "init", "first", "whole"]);
+      /** The median of each field over `r`. @param {ColdRun[]} r */
+      const medians = (r) => Object.fromEntries(fields.map((k) => [k, median(r.map((x) => x[k]))]));
       const summary = Object.entries(runs).map(([variant, r]) => [variant, medians(r)]);
       return { rounds: done, summary: Object.fromEntries(summary) };
     } finally {
       tls.stop();
     }
   },
-  /** @param {{ rounds: number, summary: Record<string, ColdRun> }} cold */
-  rows({ rounds: count, summary }) {
+  /**
+   * Each variant against its floor; the first invoke after init also against the warm median
+   * (the list's over 10,000 posts, as its cold start reads) when that ran: init's work should
+   * leave the first request costing about what a warm one does.
+   * @param {{ rounds: number, summary: Record<string, ColdRun> }} cold
+   * @param {Record<string, any>} results
+   */
+  rows({ rounds: count, summary }, results) {
     const start = `cold start on Node ${RUNTIME_NODE_VERSION}, process start to answer`;
-    // Each group: metric, the variants measured, the floor (a variant, or "whole": their own whole
-    // run), the field compared, the target.
-    /** @type {[string, string[], string, keyof ColdRun, string?][]} */
-    const groups = [
-      [`${start} (median of ${count})`, handlerNames, EMPTY, "answered", "<= 1.8x"],
-      ["cold: init (import + top-level await; vs empty)", handlerNames, EMPTY, "init"],
-      ["cold: first invoke after init (vs whole)", handlerNames, "whole", "first"],
-      [start, [SDK, SDK_HTTP], EMPTY, "answered"],
-      ["cold start, bare SDK GetItem: https vs plain http", [SDK], SDK_HTTP, "answered"],
-      ["cold start vs bare SDK GetItem", handlerNames, SDK, "answered"],
-      ["cold start, spawn to answer (wall)", handlerNames, EMPTY, "wall"],
+    const of = (/** @type {string} */ variant, /** @type {keyof ColdRun} */ key) =>
+      summary[variant]?.[key] ?? NaN;
+    /** @typedef {(name: string, key: keyof ColdRun) => number} Floor */
+    /** @type {(metric: string, names: string[], key: keyof ColdRun, floor: Floor, target?: string) => Row[]} */
+    const each = (metric, names, key, floor, target) =>
+      names.map((name) => ratioRow(metric, name, of(name, key), floor(name, key), "ms", target));
+    const variant = (/** @type {string} */ floor) =>
+      /** @type {Floor} */ ((_, key) => of(floor, key));
+    /** @type {(name: string) => number} */
+    const warm = (name) =>
+      name === "list-posts" ? results.listCache?.warm : results.warm?.[name]?.p50;
+    const all = handlerNames;
+    return [
+      ...each(`${start} (median of ${count})`, all, "answered", variant(EMPTY), "<= 1.8x"),
+      ...each("cold: init (import + top-level await; vs empty)", all, "init", variant(EMPTY)),
+      ...each("cold: first invoke after init (vs whole)", all, "first", (name) =>
+        of(name, "whole"),
+      ),
+      ...each(
+        "cold: first invoke after init (vs warm p50)",
+        all.filter(warm),
+        "first",
+        warm,
+        "<= 2x",
+      ),
+      ...each(start, [SDK], "answered", variant(EMPTY)),
+      ...each("cold start vs bare SDK GetItem", all, "answered", variant(SDK)),
     ];
-    return groups.flatMap(([metric, names, base, key, target]) =>
-      names.map((name) => {
-        const floor = base === "whole" ? summary[name]?.whole : summary[base]?.[key];
-        const value = summary[name]?.[key] ?? NaN;
-        return /** @type {RowSpec} */ ([metric, name, value, floor ?? NaN, "ms", target]);
-      }),
-    );
   },
 };
-
-/**
- * Each handler's first invoke after init against its warm p50: the work init does should leave
- * the first request costing about what a warm one does. The cold list reads the 10,000-post
- * table, so it is held to the warm list of that table (the list cache section's), not of 20.
- * @param {{ summary: Record<string, ColdRun> }} cold @param {{ warmMs: number }} listCache
- * @param {Record<string, { handler: { p50: number } }>} warm
- * @returns {RowSpec[]}
- */
-export function firstInvokeRows(cold, warm, listCache) {
-  return handlerNames.flatMap((name) => {
-    const [first, list] = [cold.summary[name]?.first, name === "list-posts"];
-    const p50 = list ? listCache.warmMs : warm[name]?.handler.p50;
-    if (first === undefined || p50 === undefined) return [];
-    const metric = `cold: first invoke after init (vs warm p50${list ? ", 10,000 posts" : ""})`;
-    return [[metric, name, first, p50, "ms", "<= 2x"]];
-  });
-}

@@ -1,7 +1,7 @@
 // The bench's floor: the storage calls the handlers make, through the client the runtime builds
-// (createDocumentClient) and the production posts table, without a handler around them. Bundled like the handlers
-// (bench/bundles.mjs), so both sides run the same SDK code and a ratio measures only what the
-// handler adds.
+// (createDocumentClient) and the production posts table, without a handler around them. Bundled
+// like the handlers (bench/bundles.mjs), so both sides run the same SDK code and a ratio measures
+// only what the handler adds.
 import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { type NewPost, type Post, type PostChanges, postToStore } from "../lib/posts/post.js";
 import type { StorageCounts } from "../lib/storage/counts.js";
@@ -16,31 +16,24 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
   const db = createDocumentClient({ endpoint, region });
   const sender = new Sender(db, []);
   const table = (name: string) => new PostsTable(sender, name);
-  /** Each write's own calls, without the change marker's ADD that follows it. */
-  const withoutMarker = {
-    /** A create as the repository makes it (block size 1): a counter call, then the put. */
-    create: async (name: string, input: NewPost) =>
-      table(name).put(postToStore(input, await table(name).reserveIds(1))),
-    update: (name: string, id: number, changes: PostChanges) => table(name).update(id, changes),
-    remove: (name: string, id: number) => table(name).delete(id),
-  };
-  /** Then the marker's ADD and slot, as every acknowledged write makes them, for the post's id. */
-  const marked =
-    <A extends unknown[], R>(write: (name: string, ...args: A) => Promise<R>) =>
-    async (name: string, ...args: A) => {
-      const result = await write(name, ...args);
-      const written = (result as { id?: unknown } | undefined)?.id ?? args[0];
-      await new ChangeMarker(sender, name).advance(Number(written));
-      return result;
-    };
+  /** Every acknowledged write then advances the change marker for the post's id. */
+  const advance = (name: string, id: number) => new ChangeMarker(sender, name).advance(id);
   return {
     get: (name: string, id: number) => table(name).get(id),
-    put: (name: string, post: Post) => table(name).put(post),
-    nextId: (name: string) => table(name).reserveIds(1),
-    create: marked(withoutMarker.create),
-    update: marked(withoutMarker.update),
-    remove: marked(withoutMarker.remove),
-    withoutMarker,
+    /** A create as the repository makes it (block size 1): a counter call, then the put. */
+    create: async (name: string, input: NewPost) => {
+      const post = postToStore(input, await table(name).reserveIds(1));
+      await table(name).put(post);
+      await advance(name, post.id);
+    },
+    update: async (name: string, id: number, changes: PostChanges) => {
+      await table(name).update(id, changes);
+      await advance(name, id);
+    },
+    remove: async (name: string, id: number) => {
+      await table(name).delete(id);
+      await advance(name, id);
+    },
     /** The read units of one consistent Scan of the whole table, as DynamoDB reports them. */
     scanUnits: async (name: string) => {
       const counts: StorageCounts = {};

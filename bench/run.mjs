@@ -1,44 +1,42 @@
-// `npm run bench`: builds the production bundles, starts its own in-memory DynamoDB Local and
-// measures each handler beside a floor: bundle size, cold start, warm overhead, listing 10,000
-// posts, create throughput. Prints a table of ratios and writes bench/results.json. Every loop is
-// bounded by a count and a time budget; DynamoDB Local is stopped however the run ends.
+// `npm run bench`: runs the sections (bench/*.mjs; docs/performance.md says what each measures),
+// prints the table and writes bench/results.json, and stops DynamoDB Local however the run ends.
+// Every loop is bounded by a count and a time budget.
 import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
 import { StopError, runWithFlags } from "../scripts/lib/cli.mjs";
 import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
 import { SetupError, requireJava } from "../scripts/lib/setup-checks.mjs";
-import { buildBundles, bundleRows, withoutPluginsNote } from "./bundles.mjs";
-import { coldStart, firstInvokeRows } from "./cold-start.mjs";
+import { buildBundles } from "./bundles.mjs";
+import { coldStart } from "./cold-start.mjs";
 import { LIMITS, benchDir, importFloor, prepareTables, staging } from "./context.mjs";
-import { list, listStream } from "./list.mjs";
 import { listCache, listCacheLarge } from "./list-cache.mjs";
-import { benchStarted, formatTable, log, ratioRow, runningChildren } from "./util.mjs";
-import { throughput, warm } from "./warm.mjs";
+import { listStream } from "./list-stream.mjs";
+import { formatTable, log, runningChildren } from "./util.mjs";
+import { warm } from "./warm.mjs";
 
-// The sections run on DynamoDB Local, in this order, each kept in results.json under its key.
-// listCache after list: it retitles post 1 of the 10,000-post table. A section marked `optIn`
-// runs only when --only names it.
-const SECTIONS = { cold: coldStart, warm, list, listCache, listStream, throughput, listCacheLarge };
+// The sections, in this order, each kept in results.json under its key.
+/** @type {Record<string, import("./context.mjs").Section>} */
+const SECTIONS = { cold: coldStart, warm, listCache, listStream, listCacheLarge };
 
 const USAGE = `Usage: npm run bench [-- --help] [-- --only <section>,…]
 
 Builds the handlers, starts its own in-memory DynamoDB Local, seeds it, and measures every
 handler (the token authorizer's cold start included) beside a floor measured in the same run.
-Prints a table of ratios and writes bench/results.json. Takes about five minutes of both cores.
+Prints a table of ratios and writes bench/results.json. Takes 2 to 4 minutes of both cores.
 
-  --only <sections>  run only these sections (${Object.keys(SECTIONS).join(", ")}), the bundle
-                     rows always; results.json is not written then. listCacheLarge (the list
-                     cache over 100,000 posts, seeded by the section: about 10 more minutes)
-                     runs only when named here
+  --only <sections>  run only these sections, the bundle rows always; results.json is not
+                     written then. Sections: ${Object.keys(SECTIONS).join(", ")}.
+                     listCacheLarge (the list cache over 100,000 posts, seeded by the section:
+                     about 10 more minutes) runs only when named here
 
 Exit codes: 0 measured; 1 a section failed (one line says which); 2 a bad option, or no Java.`;
 
-/** @type {Promise<{ endpoint: string, pid?: number, stop(): Promise<void> }> | undefined} */
+/** @type {Promise<{ endpoint: string, stop(): Promise<void> }> | undefined} */
 let db;
 /** @type {Promise<void> | undefined} */
 let cleaning;
-/** Ends child processes and DynamoDB Local (even one still starting), removes the staging folder. */
+/** Ends child processes and DynamoDB Local (even one starting), removes the staging folder. */
 const cleanup = () =>
   (cleaning ??= (async () => {
     for (const child of runningChildren) child.kill("SIGKILL");
@@ -59,43 +57,34 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
 /** Builds, measures every section (or those `only` names), prints the table; its exit code. */
 async function measureAll(/** @type {string[] | undefined} */ only) {
   log("building bundles");
-  const bundles = await buildBundles();
+  const rows = await buildBundles();
   /** @type {Record<string, any>} */
-  const results = { bundles };
-  /** @type {import("./context.mjs").AnyRow[]} */
-  const rows = bundleRows(bundles);
+  const results = {};
   log("starting DynamoDB Local");
   if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
   const { endpoint } = await (db = startDynamoDbLocal());
   const floor = await importFloor(endpoint);
   try {
     await prepareTables(endpoint, floor);
-    const ctx = { endpoint, floor, handlers: {} };
+    const ctx = { endpoint, floor };
     for (const [key, section] of Object.entries(SECTIONS)) {
-      if (only ? !only.includes(key) : "optIn" in section) continue;
+      if (only ? !only.includes(key) : section.optIn) continue;
       log(section.title);
       results[key] = await section.measure(ctx);
-      rows.push(...section.rows(results[key]));
     }
-    if (!only) rows.push(...firstInvokeRows(results.cold, results.warm, results.listCache));
   } finally {
     floor.destroy();
   }
   await cleanup(); // stops DynamoDB Local and waits for it to exit
-  const wallSeconds = (performance.now() - benchStarted) / 1000;
-  const table = rows.map((row) => (Array.isArray(row) ? ratioRow(...row) : row));
-  const met = table.filter((row) => row.met).length;
-  const targeted = table.filter((row) => row.met !== undefined).length;
-  console.log(`${formatTable(table)}\n${withoutPluginsNote(bundles)}\n`);
-  const wall = `bench wall time ${wallSeconds.toFixed(1)} s`;
-  console.log(`${met}/${targeted} targets met; ${wall}; DynamoDB Local stopped.`);
+  for (const [key, result] of Object.entries(results)) {
+    rows.push(...(SECTIONS[key]?.rows(result, results) ?? []));
+  }
+  const wallSeconds = performance.now() / 1000; // since the process started
+  const wall = `bench wall time ${wallSeconds.toFixed(1)} s; DynamoDB Local stopped.`;
+  console.log(`${formatTable(rows)}; ${wall}`);
   if (!only) {
-    const about = {
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: availableParallelism(),
-    };
-    const json = { ...about, wallSeconds, limits: LIMITS, ...results, rows: table };
+    const about = { date: new Date().toISOString(), node: process.version, wallSeconds };
+    const json = { ...about, cpus: availableParallelism(), limits: LIMITS, ...results, rows };
     await writeFile(`${benchDir}/results.json`, `${JSON.stringify(json, null, 2)}\n`);
     console.log("results written to bench/results.json");
   }
@@ -113,7 +102,7 @@ await runWithFlags({
     return only;
   },
   async run(only) {
-    // Before anything is built: without Java 17+ the run would fail minutes in, so say so in one line.
+    // Before anything is built: without Java 17+ the run would fail minutes in.
     try {
       requireJava();
     } catch (error) {

@@ -1,27 +1,10 @@
-// Bench helpers: the log, filler text, statistics, timing, rounds, child processes and the table.
+// Bench helpers: the log, statistics, timing, rounds, child processes and the table.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 
-export const benchStarted = performance.now();
-
 /** A progress line on stderr, stamped with the seconds since the bench started. */
 export function log(/** @type {string} */ message) {
-  const seconds = ((performance.now() - benchStarted) / 1000).toFixed(1);
-  process.stderr.write(`[bench ${seconds}s] ${message}\n`);
-}
-
-/** ASCII text of exactly `length` characters, different for each seed. */
-export function filler(/** @type {number} */ seed, /** @type {number} */ length) {
-  const words = `post ${seed} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
-  return words.repeat(Math.ceil(length / words.length)).slice(0, length);
-}
-
-export const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
-
-/** The q-quantile (0..1), nearest-rank; NaN for no values. */
-export function quantile(/** @type {number[]} */ values, /** @type {number} */ q) {
-  const s = values.toSorted((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
+  process.stderr.write(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}\n`);
 }
 
 /** The median (the mean of the middle two for an even count); NaN for no values. */
@@ -30,28 +13,11 @@ export function median(/** @type {number[]} */ values) {
   return s.length % 2 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
 }
 
-/** The median of each field over some runs. @param {Record<string, number>[]} runs */
-export const medians = (runs) =>
-  Object.fromEntries(
-    Object.keys(runs[0] ?? {}).map((k) => [k, median(runs.map((r) => r[k] ?? NaN))]),
-  );
-
 /** The milliseconds `run` takes. */
 export async function timed(/** @type {() => Promise<unknown>} */ run) {
   const started = performance.now();
   await run();
   return performance.now() - started;
-}
-
-/**
- * Calls a handler and returns its body; the bench fails unless it answers `status`.
- * @param {import("./context.mjs").Handler} handler @param {import("./context.mjs").ApiEvent} event
- */
-export async function expectStatus(handler, event, status = 200) {
-  const { statusCode, body } = await handler(event);
-  if (statusCode === status) return body;
-  const request = `${event.httpMethod} ${event.resource}`;
-  throw new Error(`${request} answered ${statusCode}, not ${status}: ${body}`);
 }
 
 /**
@@ -76,18 +42,16 @@ export const runningChildren = new Set();
 
 /**
  * Runs `node <args>` with exactly `env` (plus PATH and HOME), killed after `timeoutMs`; returns
- * its first stdout line as JSON, and when it was spawned (ms since the epoch, as `performance`
- * keeps time).
+ * its first stdout line as JSON.
  * @param {string[]} args @param {Record<string, string>} env @param {number} timeoutMs
  */
 export async function runNode(args, env, timeoutMs, node = process.execPath) {
-  const spawnedAt = performance.timeOrigin + performance.now();
   const { PATH = "", HOME = "/tmp" } = process.env;
   const options = { env: { PATH, HOME, ...env }, timeout: timeoutMs };
   const child = promisify(execFile)(node, args, { ...options, killSignal: "SIGKILL" });
   runningChildren.add(child.child);
   try {
-    return { report: JSON.parse((await child).stdout.split("\n")[0] ?? ""), spawnedAt };
+    return JSON.parse((await child).stdout.split("\n")[0] ?? "");
   } catch (error) {
     const { signal, code, stderr = "" } = /** @type {any} */ (error);
     const how = `node ${args.join(" ").slice(0, 200)}: ${signal ?? `code ${code}`}`;
@@ -101,10 +65,10 @@ export async function runNode(args, env, timeoutMs, node = process.execPath) {
  * A line of the table: a measurement beside its floor, their ratio, the target as printed ("<=
  * 1.8x" or ">= 0.5x" on the ratio, "<= 300 KB" on the value, "info" for none), whether it was met.
  * @typedef {{ metric: string, name: string, value: number, floor: number, unit: string, target: string, ratio: number, met: boolean | undefined }} Row
- * @typedef {[metric: string, name: string, value: number, floor: number, unit: string, target?: string]} RowSpec
+ * @param {string} metric @param {string} name @param {number} value @param {number} floor
+ * @param {string} unit @returns {Row}
  */
-/** @param {RowSpec} spec @returns {Row} */
-export function ratioRow(...[metric, name, value, floor, unit, target = "info"]) {
+export function ratioRow(metric, name, value, floor, unit, target = "info") {
   const ratio = value / floor;
   const [, op, limit = "", limitUnit] = /^([<>]=) ([\d.]+) ?(.*)$/.exec(target) ?? [];
   const measured = limitUnit === "x" ? ratio : value;
@@ -115,20 +79,23 @@ export function ratioRow(...[metric, name, value, floor, unit, target = "info"])
 const number = (/** @type {number} */ n) =>
   !Number.isFinite(n) ? "n/a" : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 
-/** The rows as a plain-text table, figures right-aligned. */
+/** The rows as a plain-text table, figures right-aligned, and how many targets were met. */
 export function formatTable(/** @type {Row[]} */ rows) {
-  const cells = rows.map((r) =>
-    [`${r.metric}: ${r.name}`, `${number(r.value)} ${r.unit}`].concat(
+  const all = [["metric", "handler", "floor", "ratio", "target", "met?"]].concat(
+    rows.map((r) => [
+      `${r.metric}: ${r.name}`,
+      `${number(r.value)} ${r.unit}`,
       `${number(r.floor)} ${r.unit}`,
       `${r.ratio.toFixed(2)}x`,
       r.target,
       r.met === undefined ? "" : r.met ? "yes" : "NO",
-    ),
+    ]),
   );
-  const all = [["metric", "handler", "floor", "ratio", "target", "met?"], ...cells];
   const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0))) ?? [];
   const pad = (/** @type {string} */ text, /** @type {number} */ i) =>
     i >= 1 && i <= 3 ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
   const [head = "", ...body] = all.map((row) => row.map(pad).join(" | "));
-  return [head, widths.map((w) => "-".repeat(w)).join("-|-"), ...body].join("\n");
+  const [met, targets] = [rows.filter((r) => r.met), rows.filter((r) => r.met !== undefined)];
+  const rule = widths.map((w) => "-".repeat(w)).join("-|-");
+  return [head, rule, ...body, "", `${met.length}/${targets.length} targets met`].join("\n");
 }
