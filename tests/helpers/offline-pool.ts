@@ -14,8 +14,6 @@ import { token } from "./tokens.js";
  * so a second lets a long file (the import's) not hold up the short ones.
  */
 const MAX_INSTANCES_PER_CONFIG = 2;
-/** Deletes in flight at once while a table is emptied. */
-const DELETES_AT_ONCE = 16;
 
 interface Instance {
   served: Awaited<ReturnType<typeof serve>>;
@@ -152,15 +150,14 @@ async function emptyThroughApi(config: SharedConfig, { served, table }: Instance
     ? { authorization: `Bearer ${await token()}` }
     : {};
   const ids = (await table.posts()).map((post) => post.id);
-  for (let i = 0; i < ids.length; i += DELETES_AT_ONCE) {
-    const deleting = ids.slice(i, i + DELETES_AT_ONCE).map(async (id) => {
-      const url = `${served.offlineUrl}/api/post/${id}`;
-      const answer = await fetch(url, { method: "DELETE", headers });
-      await answer.arrayBuffer();
-      if (answer.status !== 204 && answer.status !== 404)
-        throw new Error(`DELETE ${id}: ${answer.status}`);
+  // One at a time: serverless-offline runs a worker thread, a cold start, per request in flight.
+  for (const id of ids) {
+    const answer = await fetch(`${served.offlineUrl}/api/post/${id}`, {
+      method: "DELETE",
+      headers,
     });
-    await Promise.all(deleting);
+    await answer.arrayBuffer();
+    if (answer.status !== 204) throw new Error(`DELETE ${id}: ${answer.status}`);
   }
   const left = (await table.posts()).length;
   if (left > 0) throw new Error(`${left} posts left after deleting each through the API`);
