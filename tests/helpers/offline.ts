@@ -161,7 +161,10 @@ export async function serve(
     })());
 
   const offlineUrl = `http://127.0.0.1:${httpPort}`;
-  const notReady = await answersWithin(offlineUrl, readyTimeoutMs, () => exited);
+  // Its own line saying it listens on the port first: a free port can be taken by another process
+  // between freePort() and serverless-offline's listen, and that process would answer the probe.
+  const listening = () => readFileSync(logFile, "utf8").includes(`Server ready: ${offlineUrl} `);
+  const notReady = await answersWithin(offlineUrl, readyTimeoutMs, () => exited, listening);
   if (notReady) {
     const output = readFileSync(logFile, "utf8").slice(-OUTPUT_KEPT_CHARS);
     await stop();
@@ -178,11 +181,17 @@ export async function serve(
 }
 
 /** Why `url` did not answer GET /api/post in time, or undefined once it did. */
-async function answersWithin(url: string, timeoutMs: number, exited: () => boolean) {
+async function answersWithin(
+  url: string,
+  timeoutMs: number,
+  exited: () => boolean,
+  listening: () => boolean,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (exited()) return "exited before answering HTTP";
     try {
+      if (!listening()) throw new Error("not listening yet");
       const probe = await fetch(`${url}/api/post`, { signal: AbortSignal.timeout(5_000) });
       await probe.arrayBuffer();
       return undefined;

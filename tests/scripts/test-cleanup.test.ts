@@ -37,7 +37,7 @@ describe("a test file that times out", () => {
       execFile(
         process.execPath,
         [vitest, "run", "--config", config],
-        { cwd: root, env: { ...process.env, CLEANUP_PIDS_FILE: pidsFile }, timeout: 90_000 },
+        { cwd: root, env: { ...process.env, CLEANUP_PIDS_FILE: pidsFile }, timeout: 200_000 },
         (error, stdout, stderr) =>
           resolve({ code: error ? Number(error.code ?? -1) : 0, output: `${stdout}${stderr}` }),
       );
@@ -54,5 +54,5 @@ describe("a test file that times out", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(pids.filter(alive)).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });
