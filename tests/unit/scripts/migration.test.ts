@@ -1,7 +1,11 @@
 // Unit: the parts of `npm run import` and `npm run export` that need no service: local times of a
-// zone across daylight saving changes, ISO offsets, the identity check behind "already there".
+// zone across daylight saving changes, ISO offsets, the identity check behind "already there", and
+// how a copy tells "created" from "already there" (against a server in the test's process).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { text } from "node:stream/consumers";
 import { describe, expect, it } from "vitest";
-import { differences } from "../../../scripts/lib/migration/copy.mjs";
+import { copyPosts, differences } from "../../../scripts/lib/migration/copy.mjs";
 import { ZonedClock, isoWithOffset } from "../../../scripts/lib/zoned-time.mjs";
 
 const paris = new ZonedClock("Europe/Paris");
@@ -97,5 +101,65 @@ describe("differences", () => {
       ),
     ).toEqual(["title", "created_at", "updated_at"]);
     expect(differences({ ...source, updated_at: 0 }, shown, paris)).toEqual(["updated_at"]);
+  });
+});
+
+describe("copyPosts", () => {
+  /**
+   * A target where post 1 is already there, and post 2's create is answered 503 once, then 409
+   * (its first attempt landed): post 1's read is held until post 2's retry has been sent, so the
+   * two lanes' calls interleave.
+   */
+  async function target() {
+    const shown = (id: number) => ({
+      id,
+      title: "t",
+      content: "c",
+      created_at: null,
+      updated_at: null,
+    });
+    let post2Attempts = 0;
+    let copying = false;
+    let retried: () => void = () => {};
+    const retrySent = new Promise<void>((resolve) => (retried = resolve));
+    const server = createServer(async (request, response) => {
+      const json = (status: number, body: unknown) =>
+        response
+          .writeHead(status, { "content-type": "application/json" })
+          .end(JSON.stringify(body));
+      if (request.method === "POST") {
+        copying = true;
+        const { id } = JSON.parse(await text(request)) as { id: number };
+        if (id === 2 && ++post2Attempts === 1) return json(503, { detail: "busy" });
+        if (id === 2) retried();
+        return json(409, { detail: `Blog post #${id} already exists` });
+      }
+      const id = Number(request.url?.split("/").pop());
+      if (id === 1 && copying) await retrySent; // not the copy's first probe, sent before it
+      return id > 0 ? json(200, shown(id)) : json(404, { detail: "not found" });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+  }
+
+  it("counts a post as created only when its own create was sent again, whatever other lanes retried", async () => {
+    const service = await target();
+    try {
+      const posts = [1, 2].map((id) => ({
+        id,
+        title: "t",
+        content: "c",
+        created_at: null,
+        updated_at: null,
+      }));
+      const source = { posts, failed: [], ambiguous: [], source: "test" };
+      const options = { to: service.url, toZone: "UTC", concurrency: 2, dryRun: false };
+      const { results } = await copyPosts(source, options);
+      const outcomes = Object.fromEntries(results.map(({ id, outcome }) => [id, outcome]));
+      expect(outcomes).toEqual({ 1: "already there", 2: "created" });
+    } finally {
+      service.close();
+    }
   });
 });
