@@ -42,10 +42,9 @@ export async function startOfflinePool(dynamoEndpoint: string) {
   const start = async (config: SharedConfig): Promise<Instance> => {
     const table = await freshTable(`shared-${config}`, dynamoEndpoint);
     const { tableName, idempotencyTableName } = table;
-    const settings = { ...SHARED_CONFIGS[config], env: { ...SHARED_CONFIGS[config].env } };
     try {
       const options = { label: config, dynamoEndpoint, tableName, idempotencyTableName };
-      return { served: await serve({ ...options, ...settings }), table };
+      return { served: await serve({ ...options, ...SHARED_CONFIGS[config] }), table };
     } catch (error) {
       await table.drop();
       throw error;

@@ -6,13 +6,18 @@ import { promisify } from "node:util";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** `script` (a path from the repository's root) with `args` in `env`; at most 30 s. */
-export async function runScript(script: string, args: string[], env: NodeJS.ProcessEnv) {
+/** `script` (a path from the repository's root) with `args` in `env`; at most `timeoutMs`. */
+export async function runScript(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 30_000,
+) {
   try {
     const run = promisify(execFile)(process.execPath, [script, ...args], {
       cwd: root,
       env,
-      timeout: 30_000,
+      timeout: timeoutMs,
     });
     const { stdout, stderr } = await run;
     return { code: 0 as number | undefined, stdout, stderr };

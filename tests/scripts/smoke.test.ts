@@ -1,7 +1,7 @@
 // `npm run smoke` end to end: against the local stack (serverless-offline over DynamoDB Local) it
 // passes and leaves no post behind; against a service broken on purpose (a proxy in front of the
 // same stack) it fails and names the rule; with the JWT authorizer on, it needs a token.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   type IncomingMessage,
   type Server,
@@ -10,12 +10,12 @@ import {
   request,
 } from "node:http";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { type Offline, leaseOffline } from "../helpers/offline.js";
 import { SHARED_CONFIGS, SHARED_ORIGIN } from "../helpers/offline-configs.js";
+import { runScript } from "../helpers/run-script.js";
 import { token as mintToken } from "../helpers/tokens.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -27,25 +27,8 @@ async function smoke(args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.API_TOKEN;
   delete env.TIME_ZONE;
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ["scripts/smoke.mjs", ...args],
-      { cwd: root, env, timeout: 90_000 },
-    );
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const {
-      code,
-      stdout = "",
-      stderr = "",
-    } = error as {
-      code?: number;
-      stdout?: string;
-      stderr?: string;
-    };
-    return { code, output: stdout + stderr };
-  }
+  const { code, stdout, stderr } = await runScript("scripts/smoke.mjs", args, env, 90_000);
+  return { code, output: stdout + stderr };
 }
 
 const storedPosts = async (api: Offline) =>
