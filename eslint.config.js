@@ -1,32 +1,69 @@
 // One lint configuration for the whole repository: typescript-eslint's recommended rules,
 // formatting left to Prettier, and the layers' boundaries (docs/design.md), which
-// tests/unit/architecture.test.ts shows failing on a forbidden import.
+// tests/tools/architecture.test.ts shows failing on a forbidden import.
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-/** A rule refusing every import whose path matches `regex`, with the message a reader sees. */
-const refuse = (regex, message) => ({ regex, message });
-const layer = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
+const NOT_THE_CLIENT = {
+  "(^|/)client/": "client/ is for the API's callers; the service never imports it.",
+};
+const NOT_THE_WIRING = { "^\\.\\./app/": "lib/app/ wires lib/; nothing in lib/ imports it." };
 
-/** The service never imports the client: client/ is for its callers (and for browsers). */
-const notTheClient = refuse(
-  "(^|/)client/",
-  "client/ is for the API's callers; the service never imports it.",
-);
+/**
+ * What each folder may not import: an import path matching a pattern is refused with its message.
+ * A pattern `^(?!…)` names the only imports a folder may make.
+ * @type {Record<string, Record<string, string>>}
+ */
+const FORBIDDEN = {
+  "lib/posts/**": {
+    "^(?!\\./[^/]+$|node:)":
+      "lib/posts/ holds the pure post rules: it imports only its own modules and node: built-ins.",
+  },
+  "lib/http/**": {
+    "^\\.\\./storage/": "lib/http/ depends on the PostRepository interface, never on lib/storage/.",
+    "^@aws-sdk/": "lib/http/ never calls AWS: storage is lib/storage/'s job.",
+    ...NOT_THE_WIRING,
+    ...NOT_THE_CLIENT,
+  },
+  "lib/storage/**": {
+    "^\\.\\./http/":
+      "lib/storage/ knows nothing of HTTP: it throws domain errors (lib/posts/errors.ts).",
+    "^aws-lambda$": "lib/storage/ knows nothing of Lambda events.",
+    ...NOT_THE_WIRING,
+    ...NOT_THE_CLIENT,
+  },
+  "lib/events/**": {
+    "^\\.\\./(http|storage|app)/":
+      "lib/events/ maps stream records with the post rules (lib/posts/) alone.",
+    ...NOT_THE_CLIENT,
+  },
+  "lib/app/**": NOT_THE_CLIENT,
+  "client/**": {
+    "^(?!\\./[^/]+$|openapi-fetch$)":
+      "client/ runs in browsers too: it imports only its own modules and openapi-fetch.",
+  },
+  "handlers/**": {
+    "^(?!\\.\\./lib/app/[^/]+$|\\.\\./lib/http/routes\\.js$)":
+      "handlers/ only wire: they import lib/app/ and the routes (lib/http/routes.ts).",
+  },
+};
 
-/** The boundaries, folder by folder: what each layer may not import. */
+/** The boundaries as lint rules, folder by folder; lib/posts/ may not read the environment either. */
 export const boundaries = [
+  ...Object.entries(FORBIDDEN).map(([folder, refused]) => ({
+    files: [folder],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: Object.entries(refused).map(([regex, message]) => ({ regex, message })) },
+      ],
+    },
+  })),
   {
     files: ["lib/posts/**"],
     rules: {
-      ...layer(
-        refuse(
-          "^(?!\\./[^/]+$|node:)",
-          "lib/posts/ holds the pure post rules: it imports only its own modules and node: built-ins.",
-        ),
-      ),
       "no-restricted-properties": [
         "error",
         {
@@ -37,62 +74,6 @@ export const boundaries = [
         },
       ],
     },
-  },
-  {
-    files: ["lib/http/**"],
-    rules: layer(
-      refuse(
-        "^\\.\\./storage/",
-        "lib/http/ depends on the PostRepository interface, never on lib/storage/.",
-      ),
-      refuse("^@aws-sdk/", "lib/http/ never calls AWS: storage is lib/storage/'s job."),
-      refuse("^\\.\\./app/", "lib/app/ wires lib/; nothing in lib/ imports it."),
-      notTheClient,
-    ),
-  },
-  {
-    files: ["lib/storage/**"],
-    rules: layer(
-      refuse(
-        "^\\.\\./http/",
-        "lib/storage/ knows nothing of HTTP: it throws domain errors (lib/posts/errors.ts).",
-      ),
-      refuse("^aws-lambda$", "lib/storage/ knows nothing of Lambda events."),
-      refuse("^\\.\\./app/", "lib/app/ wires lib/; nothing in lib/ imports it."),
-      notTheClient,
-    ),
-  },
-  {
-    files: ["lib/events/**"],
-    rules: layer(
-      refuse(
-        "^\\.\\./(http|storage|app)/",
-        "lib/events/ maps stream records with the post rules (lib/posts/) alone.",
-      ),
-      notTheClient,
-    ),
-  },
-  {
-    files: ["client/**"],
-    rules: layer(
-      refuse(
-        "^(?!\\./[^/]+$|openapi-fetch$)",
-        "client/ runs in browsers too: it imports only its own modules and openapi-fetch.",
-      ),
-    ),
-  },
-  {
-    files: ["lib/app/**"],
-    rules: layer(notTheClient),
-  },
-  {
-    files: ["handlers/**"],
-    rules: layer(
-      refuse(
-        "^(?!\\.\\./lib/app/[^/]+$|\\.\\./lib/http/routes\\.js$)",
-        "handlers/ only wire: they import lib/app/ and the routes (lib/http/routes.ts).",
-      ),
-    ),
   },
 ];
 
