@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { runWithFlags } from "./lib/cli.mjs";
-import { hasUserPool, requireCredentials, stackOutputs, writerToken } from "./lib/stage.mjs";
+import { requireCredentials, smokePlan, stackOutputs, writerToken } from "./lib/stage.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
@@ -26,46 +26,6 @@ Options (all but --no-smoke pass through to serverless deploy):
 Exit codes: 0 deployed and checked; the build's or serverless's code when either fails; 1 the
 smoke check failed (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
 outputs or token cannot be read.`;
-
-/**
- * How to check the stage after a deploy: the smoke's flags, and whether it gets a token from the
- * stage's pool or runs without one; or, for a stage whose tokens come from elsewhere, the command
- * to print.
- * @param {Record<string, string>} outputs the stack's outputs
- * @param {NodeJS.ProcessEnv} env the settings the deploy ran with
- * @returns {{ flags: string[], token: "from-pool" | "none" } | { print: string }}
- */
-export function smokePlan(outputs, env) {
-  const origin = smokeOrigin(env);
-  const flags = [
-    "--url",
-    outputs.ServiceEndpoint ?? "<the stage's URL>",
-    ...(env.TIME_ZONE ? ["--time-zone", env.TIME_ZONE] : []),
-    ...(origin ? ["--origin", origin] : []),
-  ];
-  if (hasUserPool(outputs)) return { flags, token: "from-pool" };
-  if ((env.AUTH_ISSUER_URL ?? "").trim() === "" && env.ALLOW_ANONYMOUS_WRITES === "true") {
-    return { flags, token: "none" };
-  }
-  return {
-    print:
-      `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
-      `stage with: npm run smoke -- ${flags.join(" ")} --token <access token>`,
-  };
-}
-
-/**
- * The origin the smoke checks CORS with: the first of CORS_ORIGINS (any origin when that is `*`),
- * or none when CORS is off.
- * @param {NodeJS.ProcessEnv} env
- */
-export function smokeOrigin(env) {
-  const first = (env.CORS_ORIGINS ?? "")
-    .split(",")
-    .map((origin) => origin.trim())
-    .find(Boolean);
-  return first === "*" ? "https://any-origin.example" : first;
-}
 
 /** Runs a script of this repository with node and this terminal; resolves with its exit code. */
 function node(/** @type {string[]} */ args) {
@@ -103,24 +63,17 @@ async function deploy({ values, argv }) {
   return checked === 0 ? 0 : 1;
 }
 
-// Imported by the tests for smokePlan; run as a command otherwise.
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const argv = process.argv.slice(2);
-  await runWithFlags(
-    {
-      name: "deploy",
-      usage: USAGE,
-      flags: {
-        stage: { type: "string", short: "s", default: "dev" },
-        region: { type: "string", short: "r", default: "us-east-1" },
-        "aws-profile": { type: "string" },
-        force: { type: "boolean" },
-        verbose: { type: "boolean" },
-        "no-smoke": { type: "boolean", default: false },
-      },
-      read: (values) => ({ values, argv }),
-      run: deploy,
-    },
-    argv,
-  );
-}
+await runWithFlags({
+  name: "deploy",
+  usage: USAGE,
+  flags: {
+    stage: { type: "string", short: "s", default: "dev" },
+    region: { type: "string", short: "r", default: "us-east-1" },
+    "aws-profile": { type: "string" },
+    force: { type: "boolean" },
+    verbose: { type: "boolean" },
+    "no-smoke": { type: "boolean", default: false },
+  },
+  read: (values) => ({ values, argv: process.argv.slice(2) }),
+  run: deploy,
+});

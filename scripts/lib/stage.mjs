@@ -22,34 +22,30 @@ export const hasUserPool = (/** @type {Record<string, string>} */ outputs) =>
 /** The AWS SDK's client package `@aws-sdk/client-<name>`, loaded now. */
 export const awsSdk = (/** @type {string} */ name) => importWithPackages(`@aws-sdk/client-${name}`);
 
-/** An SDK failure as one line that says what to do; `stack` is the stack it was about, if any. */
-export function awsProblem(/** @type {unknown} */ error, /** @type {string} */ region, stack = "") {
-  const { name = "Error", message = String(error) } = /** @type {Error} */ (error);
-  if (name === "CredentialsProviderError" || /credential/i.test(message)) {
-    return new StopError(
-      "no AWS credentials found: set AWS_PROFILE (after `aws configure` or `aws sso login`) " +
-        "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-    );
-  }
-  if (stack && /does not exist/.test(message)) {
-    return new StopError(
-      `no stack ${stack} in ${region}: deploy it with AUTH_USER_POOL=true npm run deploy -- ` +
-        `--stage ${stack.slice(SERVICE.length + 1)} --region ${region}, or pass the right --stage and --region`,
-    );
-  }
-  return new StopError(`${name}: ${message}`);
-}
-
 /**
- * Runs `use`, then destroys the SDK client it uses; an SDK failure becomes one line.
+ * Runs `use`, then destroys the SDK client it uses; an SDK failure becomes one line that says
+ * what to do (`stack`, if any, is the stack it was about).
  * @template T @param {{ destroy(): void }} client @param {string} region @param {string} stack
  * @param {() => Promise<T>} use
  */
-async function withClient(client, region, stack, use) {
+export async function withClient(client, region, stack, use) {
   try {
     return await use();
   } catch (error) {
-    throw awsProblem(error, region, stack);
+    const { name = "Error", message = String(error) } = /** @type {Error} */ (error);
+    if (name === "CredentialsProviderError" || /credential/i.test(message)) {
+      throw new StopError(
+        "no AWS credentials found: set AWS_PROFILE (after `aws configure` or `aws sso login`) " +
+          "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+      );
+    }
+    if (stack && /does not exist/.test(message)) {
+      throw new StopError(
+        `no stack ${stack} in ${region}: deploy it with AUTH_USER_POOL=true npm run deploy -- ` +
+          `--stage ${stack.slice(SERVICE.length + 1)} --region ${region}, or pass the right --stage and --region`,
+      );
+    }
+    throw new StopError(`${name}: ${message}`);
   } finally {
     client.destroy();
   }
@@ -75,11 +71,7 @@ export async function stackOutputs({ stage, region }) {
   const describe = new DescribeStacksCommand({ StackName: stack });
   const client = new CloudFormationClient({ region });
   const { Stacks = [] } = await withClient(client, region, stack, () => client.send(describe));
-  const outputs = (Stacks[0]?.Outputs ?? []).map((output) => [
-    output.OutputKey,
-    output.OutputValue,
-  ]);
-  return Object.fromEntries(outputs.filter(([key, value]) => key && value !== undefined));
+  return Object.fromEntries((Stacks[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
 }
 
 /**
@@ -135,4 +127,37 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
     );
   }
   return body.access_token;
+}
+
+/**
+ * How to check the stage after a deploy: the smoke's flags, and whether it gets a token from the
+ * stage's pool or runs without one; or, for a stage whose tokens come from elsewhere, the command
+ * to print.
+ * @param {Record<string, string>} outputs the stack's outputs
+ * @param {NodeJS.ProcessEnv} env the settings the deploy ran with
+ * @returns {{ flags: string[], token: "from-pool" | "none" } | { print: string }}
+ */
+export function smokePlan(outputs, env) {
+  const origin = smokeOrigin(env);
+  const flags = ["--url", outputs.ServiceEndpoint ?? "<the stage's URL>"];
+  if (env.TIME_ZONE) flags.push("--time-zone", env.TIME_ZONE);
+  if (origin) flags.push("--origin", origin);
+  if (hasUserPool(outputs)) return { flags, token: "from-pool" };
+  const open = !env.AUTH_ISSUER_URL?.trim() && env.ALLOW_ANONYMOUS_WRITES === "true";
+  if (open) return { flags, token: "none" };
+  return {
+    print:
+      `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
+      `stage with: npm run smoke -- ${flags.join(" ")} --token <access token>`,
+  };
+}
+
+/**
+ * The origin the smoke checks CORS with: the first of CORS_ORIGINS (any origin when that is `*`),
+ * or none when CORS is off.
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function smokeOrigin(env) {
+  const first = /[^\s,][^,]*/.exec(env.CORS_ORIGINS ?? "")?.[0].trim();
+  return first === "*" ? "https://any-origin.example" : first;
 }

@@ -1,6 +1,6 @@
 // What `npm run deploy` does after serverless deploy, from the stack's outputs and the settings.
 import { describe, expect, it } from "vitest";
-import { smokeOrigin, smokePlan } from "../../../scripts/deploy.mjs";
+import { smokeOrigin, smokePlan } from "../../../scripts/lib/stage.mjs";
 
 const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";
 const POOL = {
