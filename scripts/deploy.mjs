@@ -1,7 +1,5 @@
-// `npm run deploy`: builds the bundles, runs `serverless deploy` (arguments passed through), then
-// checks the new stage with `npm run smoke`: with a token from the stage's own pool, or with none
-// when writes are open on purpose; with an issuer of your own, it prints the smoke command instead.
-import { spawn } from "node:child_process";
+// `npm run deploy`: the bundles, `serverless deploy`, then `npm run smoke` on the new stage.
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { runWithFlags } from "./lib/cli.mjs";
 import { requireCredentials, smokePlan, stackOutputs, writerToken } from "./lib/stage.mjs";
@@ -27,27 +25,24 @@ Exit codes: 0 deployed and checked; the build's or serverless's code when either
 smoke check failed (the stage stays deployed); 2 a bad option, no AWS credentials, or the stage's
 outputs or token cannot be read.`;
 
-/** Runs a script of this repository with node and this terminal; resolves with its exit code. */
+/** Runs a script of this repository with node and this terminal, to its end; its exit code. */
 function node(/** @type {string[]} */ args) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
-    child.once("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : 1)));
-  });
+  const { status, signal } = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" });
+  return status ?? (signal === "SIGINT" ? 130 : 1);
 }
 
-/** @param {{ values: import("./lib/cli.mjs").FlagValues, argv: string[] }} line */
-async function deploy({ values, argv }) {
-  const where = { stage: values.stage, region: values.region };
-  const args = argv.filter((arg) => arg !== "--no-smoke");
+/** @param {import("./lib/cli.mjs").FlagValues & { stage: string, region: string }} values */
+async function deploy(values) {
+  const args = process.argv.slice(2).filter((arg) => arg !== "--no-smoke");
   if (values["aws-profile"]) process.env.AWS_PROFILE = values["aws-profile"];
   // As npm run token does: without credentials, one line now rather than after the build.
-  await requireCredentials(where.region);
-  const built = await node(["scripts/build.mjs"]);
+  await requireCredentials(values.region);
+  const built = node(["scripts/build.mjs"]);
   if (built !== 0) return built;
-  const deployed = await node([serverlessBin, "deploy", ...args]);
+  const deployed = node([serverlessBin, "deploy", ...args]);
   if (deployed !== 0 || values["no-smoke"]) return deployed;
 
-  const outputs = await stackOutputs(where);
+  const outputs = await stackOutputs(values);
   const plan = smokePlan(outputs, process.env);
   if ("print" in plan) {
     console.log(plan.print);
@@ -55,10 +50,10 @@ async function deploy({ values, argv }) {
   }
   const smokeArgs = ["scripts/smoke.mjs", ...plan.flags];
   if (plan.token === "from-pool") {
-    smokeArgs.push("--token", await writerToken(outputs, where, { patienceMs: 90_000 }));
+    smokeArgs.push("--token", await writerToken(outputs, values, { patienceMs: 90_000 }));
   }
   console.log(`Checking the new stage: npm run smoke -- ${plan.flags.join(" ")}`);
-  const checked = await node(smokeArgs);
+  const checked = node(smokeArgs);
   if (checked !== 0) console.error("deploy: the stage is deployed, but its smoke check failed");
   return checked === 0 ? 0 : 1;
 }
@@ -74,6 +69,5 @@ await runWithFlags({
     verbose: { type: "boolean" },
     "no-smoke": { type: "boolean", default: false },
   },
-  read: (values) => ({ values, argv: process.argv.slice(2) }),
   run: deploy,
 });

@@ -76,11 +76,9 @@ export async function stackOutputs({ stage, region }) {
 
 /**
  * An access token for the stage's machine client: its secret read from Cognito, traded at the
- * pool's token endpoint (client-credentials grant) for a token carrying the write scope.
- * @param {Record<string, string>} outputs
- * @param {{ stage: string, region: string }} where
- * @param {{ patienceMs?: number }} [options] how long to keep trying an endpoint that does not
- *   answer yet (a new pool's domain can take a minute to resolve); by default, not at all
+ * pool's token endpoint (client-credentials grant). `patienceMs`: how long to keep trying an
+ * endpoint that does not answer yet (a new pool's domain can take a minute to resolve).
+ * @param {Record<string, string>} outputs @param {{ stage: string, region: string }} where
  */
 export async function writerToken(outputs, { stage, region }, { patienceMs = 0 } = {}) {
   const stack = `${SERVICE}-${stage}`;
@@ -94,11 +92,8 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
   /** @type {typeof import("@aws-sdk/client-cognito-identity-provider")} */
   const cognito = await awsSdk("cognito-identity-provider");
   const client = new cognito.CognitoIdentityProviderClient({ region });
-  const describe = new cognito.DescribeUserPoolClientCommand({
-    UserPoolId,
-    ClientId: WriterClientId,
-  });
-  const { UserPoolClient } = await withClient(client, region, stack, () => client.send(describe));
+  const ask = new cognito.DescribeUserPoolClientCommand({ UserPoolId, ClientId: WriterClientId });
+  const { UserPoolClient } = await withClient(client, region, stack, () => client.send(ask));
   const secret = UserPoolClient?.ClientSecret;
   if (!secret) throw new StopError(`the client ${WriterClientId} has no secret`);
   const basic = Buffer.from(`${WriterClientId}:${secret}`).toString("base64");
@@ -122,26 +117,25 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
     await answer.json().catch(() => ({}))
   );
   if (!answer.ok || typeof body.access_token !== "string") {
-    throw new StopError(
-      `the token endpoint answered ${answer.status}: ${body.error ?? "no access_token"}`,
-    );
+    const why = body.error ?? "no access_token";
+    throw new StopError(`the token endpoint answered ${answer.status}: ${why}`);
   }
   return body.access_token;
 }
 
 /**
- * How to check the stage after a deploy: the smoke's flags, and whether it gets a token from the
- * stage's pool or runs without one; or, for a stage whose tokens come from elsewhere, the command
- * to print.
- * @param {Record<string, string>} outputs the stack's outputs
- * @param {NodeJS.ProcessEnv} env the settings the deploy ran with
+ * How to check the stage after a deploy, from its outputs and the settings the deploy ran with:
+ * the smoke's flags, and whether it gets a token from the stage's pool or runs without one; or,
+ * for a stage whose tokens come from elsewhere, the command to print.
+ * @param {Record<string, string>} outputs @param {NodeJS.ProcessEnv} env
  * @returns {{ flags: string[], token: "from-pool" | "none" } | { print: string }}
  */
 export function smokePlan(outputs, env) {
-  const origin = smokeOrigin(env);
   const flags = ["--url", outputs.ServiceEndpoint ?? "<the stage's URL>"];
   if (env.TIME_ZONE) flags.push("--time-zone", env.TIME_ZONE);
-  if (origin) flags.push("--origin", origin);
+  // CORS is checked from the first of CORS_ORIGINS, and from any origin when that is `*`.
+  const origin = /[^\s,][^,]*/.exec(env.CORS_ORIGINS ?? "")?.[0].trim();
+  if (origin) flags.push("--origin", origin === "*" ? "https://any-origin.example" : origin);
   if (hasUserPool(outputs)) return { flags, token: "from-pool" };
   const open = !env.AUTH_ISSUER_URL?.trim() && env.ALLOW_ANONYMOUS_WRITES === "true";
   if (open) return { flags, token: "none" };
@@ -150,14 +144,4 @@ export function smokePlan(outputs, env) {
       `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
       `stage with: npm run smoke -- ${flags.join(" ")} --token <access token>`,
   };
-}
-
-/**
- * The origin the smoke checks CORS with: the first of CORS_ORIGINS (any origin when that is `*`),
- * or none when CORS is off.
- * @param {NodeJS.ProcessEnv} env
- */
-export function smokeOrigin(env) {
-  const first = /[^\s,][^,]*/.exec(env.CORS_ORIGINS ?? "")?.[0].trim();
-  return first === "*" ? "https://any-origin.example" : first;
 }
