@@ -1,6 +1,5 @@
-// `npm run webhook-secret`: a deployed stage's signing secret for one webhook subscriber, kept in
-// SSM Parameter Store (SecureString) where the delivery function reads it: made when missing,
-// rotated on request, and printed alone for the subscriber. See docs/events.md.
+// `npm run webhook-secret`: a webhook subscriber's signing secret, kept in SSM Parameter Store
+// (SecureString) where the delivery function reads it (docs/events.md).
 import { randomBytes } from "node:crypto";
 import { StopError, runWithFlags } from "./lib/cli.mjs";
 import { SERVICE, awsSdk, withClient } from "./lib/stage.mjs";
@@ -45,7 +44,7 @@ await runWithFlags({
     /** @type {typeof import("@aws-sdk/client-ssm")} */
     const { GetParameterCommand, PutParameterCommand, SSMClient } = await awsSdk("ssm");
     const ssm = new SSMClient({ region });
-    const secrets = await withClient(ssm, region, "", async () => {
+    await withClient(ssm, region, "", async () => {
       const get = new GetParameterCommand({ Name: parameter, WithDecryption: true });
       const { Parameter } = await ssm.send(get).catch((error) => {
         if (error.name === "ParameterNotFound") return { Parameter: undefined };
@@ -61,9 +60,8 @@ await runWithFlags({
         const put = { Name: parameter, Value: secrets.join(" "), Overwrite: true };
         await ssm.send(new PutParameterCommand({ ...put, Type: "SecureString" }));
       }
-      return secrets;
+      console.log(secrets[0]);
     });
-    console.log(secrets[0]);
     return 0;
   },
 });
