@@ -71,7 +71,8 @@ export async function stackOutputs({ stage, region }) {
   const describe = new DescribeStacksCommand({ StackName: stack });
   const client = new CloudFormationClient({ region });
   const { Stacks = [] } = await withClient(client, region, stack, () => client.send(describe));
-  return Object.fromEntries((Stacks[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+  const outputs = Stacks[0]?.Outputs ?? [];
+  return Object.fromEntries(outputs.map((output) => [output.OutputKey, output.OutputValue]));
 }
 
 /**

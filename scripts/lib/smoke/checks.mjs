@@ -83,9 +83,10 @@ function listHolds(list, post, /** @type {string} */ what) {
 }
 
 /**
- * Whether the service refused `call` as it must: with status `want`, and `detail` when given;
- * without `detail`, the call may go through (false). @param {SmokeContext} ctx
- * @param {Promise<any>} call @param {string} what @param {number} want @param {string} [detail]
+ * Whether the service refused `call` as it must, with status `want` and, when given, `detail`;
+ * without `detail` the call may go through instead (then false).
+ * @param {SmokeContext} ctx @param {Promise<any>} call @param {string} what @param {number} want
+ * @param {string} [detail]
  */
 async function refused(ctx, call, what, want, detail) {
   const error = await call.then(
