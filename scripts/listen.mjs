@@ -1,5 +1,4 @@
-// `npm run listen`: a webhook subscriber on this machine that prints every event as it arrives,
-// once its Standard Webhooks signature checks out (client/webhooks.mjs), and refuses the rest.
+// `npm run listen`: a local webhook subscriber, checking signatures with client/webhooks.mjs.
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
@@ -30,13 +29,13 @@ await runWithFlags({
     "new-secret": { type: "boolean" },
   },
   read: ({ port, secret = process.env.WEBHOOK_SECRET, "new-secret": newSecret }) => {
-    if (!(Number(port) >= 1 && Number(port) <= 65535 && Number.isInteger(Number(port)))) {
+    if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
       throw new StopError(`--port must be a port number, not ${port}`);
     }
     if (!newSecret && !secret?.startsWith("whsec_")) {
       throw new StopError("give the subscriber's secret: --secret whsec_… or WEBHOOK_SECRET");
     }
-    return { port: Number(port), secret: String(secret), newSecret: Boolean(newSecret) };
+    return { port: Number(port), secret: String(secret), newSecret };
   },
   run: async ({ port, secret, newSecret }) => {
     if (newSecret) {
@@ -44,15 +43,14 @@ await runWithFlags({
       return 0;
     }
     const server = createServer(async (request, response) => {
-      const headers = /** @type {Record<string, string>} */ (request.headers);
       try {
-        const event = await verifyWebhook(secret, headers, await text(request));
-        const { timestamp, type, version, data } = /** @type {any} */ (event);
+        const event = await verifyWebhook(secret, request.headers, await text(request));
+        const { timestamp, type, version, data } = event;
         console.log(`${timestamp} ${type} #${data.id} v${version} ${JSON.stringify(data)}`);
         response.writeHead(204).end();
       } catch (error) {
         const why = /** @type {Error} */ (error).message;
-        console.log(`refused ${headers["webhook-id"] ?? "(no id)"}: ${why}`);
+        console.log(`refused ${request.headers["webhook-id"] ?? "(no id)"}: ${why}`);
         response.writeHead(401).end();
       }
     });

@@ -1,14 +1,6 @@
-// `npm run smoke`: a black-box check of a running service of this API, over real HTTP, that
-// deletes every post it made, whatever happens. See docs/deploying.md.
+// `npm run smoke`: a black-box check of a running service of this API (docs/deploying.md).
 import { connect } from "./lib/api.mjs";
-import {
-  StopError,
-  importWithPackages,
-  isUrl,
-  runWithFlags,
-  tokenFlag,
-  urlFlag,
-} from "./lib/cli.mjs";
+import { StopError, isUrl, runWithFlags, tokenFlag, urlFlag } from "./lib/cli.mjs";
 
 const USAGE = `Usage: npm run smoke -- [options]
 
@@ -46,18 +38,16 @@ function readOptions({ url, token, origin, "time-zone": zone = process.env.TIME_
 
 /** @param {ReturnType<typeof readOptions>} options */
 async function run(options) {
-  /** @type {typeof import("./lib/smoke/checks.mjs")} */
-  const { runSteps } = await importWithPackages(
-    new URL("./lib/smoke/checks.mjs", import.meta.url).href,
-  );
   // One attempt's limit, and few retries: a check of a service, not a copy to see through.
   const client = { name: "The service", attempts: 3, timeoutMs: REQUEST_TIMEOUT_MS };
-  const service = await connect(options.url, { ...client, token: options.token });
+  const { blog } = await connect(options.url, { ...client, token: options.token });
+  // Loaded after connect, which says to run npm install when the project's packages are missing.
+  const { runSteps } = await import("./lib/smoke/checks.mjs");
   const interrupted = new AbortController();
   process.once("SIGINT", () => interrupted.abort()).once("SIGTERM", () => interrupted.abort());
   const ctx = {
     ...options,
-    blog: service.blog,
+    blog,
     anonymous: (await connect(options.url, client)).blog,
     signal: AbortSignal.any([interrupted.signal, AbortSignal.timeout(STEPS_BUDGET_MS)]),
     /** @type {Set<number>} */
@@ -66,19 +56,16 @@ async function run(options) {
   console.log(`smoke: ${options.url} (timestamps in ${options.zone})`);
   let failed = 0;
   try {
-    failed = await runSteps(ctx, (line) => console.log(line));
+    failed = await runSteps(ctx);
   } finally {
     const signal = AbortSignal.timeout(CLEANUP_BUDGET_MS);
+    const left = /** @type {string[]} */ ([]);
     for (const id of ctx.created) {
-      await service.blog.deletePost(id, { signal }).then(
-        () => ctx.created.delete(id),
-        () => {},
-      );
+      await blog.deletePost(id, { signal }).catch(() => left.push(`#${id}`));
     }
-    if (ctx.created.size > 0) {
+    if (left.length > 0) {
       failed += 1;
-      const left = [...ctx.created].map((id) => `#${id}`).join(", ");
-      console.log(`FAIL  clean-up: could not delete ${left}`);
+      console.log(`FAIL  clean-up: could not delete ${left.join(", ")}`);
     }
   }
   if (interrupted.signal.aborted) {

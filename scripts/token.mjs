@@ -1,5 +1,4 @@
-// `npm run token`: an access token for a stage's machine client (AUTH_USER_POOL=true), printed
-// alone on standard output, ready for `Authorization: Bearer`. See docs/deploying.md.
+// `npm run token`: an access token for a stage's own user pool, alone on stdout (docs/deploying.md).
 import { runWithFlags } from "./lib/cli.mjs";
 import { stackOutputs, writerToken } from "./lib/stage.mjs";
 
@@ -27,7 +26,6 @@ await runWithFlags({
     stage: { type: "string", default: "dev" },
     region: { type: "string", default: "us-east-1" },
   },
-  read: (values) => ({ stage: values.stage, region: values.region }),
   async run(where) {
     console.log(await writerToken(await stackOutputs(where), where));
     return 0;

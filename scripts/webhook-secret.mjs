@@ -1,9 +1,8 @@
-// `npm run webhook-secret`: a deployed stage's signing secret for one webhook subscriber, kept in
-// SSM Parameter Store (SecureString) where the delivery function reads it: made when missing,
-// rotated on request, and printed alone for the subscriber. See docs/events.md.
+// `npm run webhook-secret`: a webhook subscriber's signing secret, kept in SSM Parameter Store
+// (SecureString) where the delivery function reads it (docs/events.md).
 import { randomBytes } from "node:crypto";
 import { StopError, runWithFlags } from "./lib/cli.mjs";
-import { SERVICE, awsProblem, awsSdk } from "./lib/stage.mjs";
+import { SERVICE, awsSdk, withClient } from "./lib/stage.mjs";
 
 const usage = `Usage: npm run -s webhook-secret -- --name N [--stage S] [--region R] [--rotate | --end-rotation]
 
@@ -39,18 +38,13 @@ await runWithFlags({
       throw new StopError("--rotate and --end-rotation are two steps: give one");
     }
     const parameter = `/${SERVICE}/${values.stage}/webhooks/${values.name}`;
-    return {
-      parameter,
-      region: String(values.region),
-      rotate: !!values.rotate,
-      end: !!values["end-rotation"],
-    };
+    return { parameter, region: values.region, rotate: values.rotate, end: values["end-rotation"] };
   },
   run: async ({ parameter, region, rotate, end }) => {
     /** @type {typeof import("@aws-sdk/client-ssm")} */
     const { GetParameterCommand, PutParameterCommand, SSMClient } = await awsSdk("ssm");
     const ssm = new SSMClient({ region });
-    try {
+    await withClient(ssm, region, "", async () => {
       const get = new GetParameterCommand({ Name: parameter, WithDecryption: true });
       const { Parameter } = await ssm.send(get).catch((error) => {
         if (error.name === "ParameterNotFound") return { Parameter: undefined };
@@ -67,11 +61,7 @@ await runWithFlags({
         await ssm.send(new PutParameterCommand({ ...put, Type: "SecureString" }));
       }
       console.log(secrets[0]);
-      return 0;
-    } catch (error) {
-      throw awsProblem(error, region);
-    } finally {
-      ssm.destroy();
-    }
+    });
+    return 0;
   },
 });

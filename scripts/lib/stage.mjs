@@ -22,34 +22,30 @@ export const hasUserPool = (/** @type {Record<string, string>} */ outputs) =>
 /** The AWS SDK's client package `@aws-sdk/client-<name>`, loaded now. */
 export const awsSdk = (/** @type {string} */ name) => importWithPackages(`@aws-sdk/client-${name}`);
 
-/** An SDK failure as one line that says what to do; `stack` is the stack it was about, if any. */
-export function awsProblem(/** @type {unknown} */ error, /** @type {string} */ region, stack = "") {
-  const { name = "Error", message = String(error) } = /** @type {Error} */ (error);
-  if (name === "CredentialsProviderError" || /credential/i.test(message)) {
-    return new StopError(
-      "no AWS credentials found: set AWS_PROFILE (after `aws configure` or `aws sso login`) " +
-        "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-    );
-  }
-  if (stack && /does not exist/.test(message)) {
-    return new StopError(
-      `no stack ${stack} in ${region}: deploy it with AUTH_USER_POOL=true npm run deploy -- ` +
-        `--stage ${stack.slice(SERVICE.length + 1)} --region ${region}, or pass the right --stage and --region`,
-    );
-  }
-  return new StopError(`${name}: ${message}`);
-}
-
 /**
- * Runs `use`, then destroys the SDK client it uses; an SDK failure becomes one line.
+ * Runs `use`, then destroys the SDK client it uses; an SDK failure becomes one line that says
+ * what to do (`stack`, if any, is the stack it was about).
  * @template T @param {{ destroy(): void }} client @param {string} region @param {string} stack
  * @param {() => Promise<T>} use
  */
-async function withClient(client, region, stack, use) {
+export async function withClient(client, region, stack, use) {
   try {
     return await use();
   } catch (error) {
-    throw awsProblem(error, region, stack);
+    const { name = "Error", message = String(error) } = /** @type {Error} */ (error);
+    if (name === "CredentialsProviderError" || /credential/i.test(message)) {
+      throw new StopError(
+        "no AWS credentials found: set AWS_PROFILE (after `aws configure` or `aws sso login`) " +
+          "or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+      );
+    }
+    if (stack && /does not exist/.test(message)) {
+      throw new StopError(
+        `no stack ${stack} in ${region}: deploy it with AUTH_USER_POOL=true npm run deploy -- ` +
+          `--stage ${stack.slice(SERVICE.length + 1)} --region ${region}, or pass the right --stage and --region`,
+      );
+    }
+    throw new StopError(`${name}: ${message}`);
   } finally {
     client.destroy();
   }
@@ -75,20 +71,15 @@ export async function stackOutputs({ stage, region }) {
   const describe = new DescribeStacksCommand({ StackName: stack });
   const client = new CloudFormationClient({ region });
   const { Stacks = [] } = await withClient(client, region, stack, () => client.send(describe));
-  const outputs = (Stacks[0]?.Outputs ?? []).map((output) => [
-    output.OutputKey,
-    output.OutputValue,
-  ]);
-  return Object.fromEntries(outputs.filter(([key, value]) => key && value !== undefined));
+  const outputs = Stacks[0]?.Outputs ?? [];
+  return Object.fromEntries(outputs.map((output) => [output.OutputKey, output.OutputValue]));
 }
 
 /**
  * An access token for the stage's machine client: its secret read from Cognito, traded at the
- * pool's token endpoint (client-credentials grant) for a token carrying the write scope.
- * @param {Record<string, string>} outputs
- * @param {{ stage: string, region: string }} where
- * @param {{ patienceMs?: number }} [options] how long to keep trying an endpoint that does not
- *   answer yet (a new pool's domain can take a minute to resolve); by default, not at all
+ * pool's token endpoint (client-credentials grant). `patienceMs`: how long to keep trying an
+ * endpoint that does not answer yet (a new pool's domain can take a minute to resolve).
+ * @param {Record<string, string>} outputs @param {{ stage: string, region: string }} where
  */
 export async function writerToken(outputs, { stage, region }, { patienceMs = 0 } = {}) {
   const stack = `${SERVICE}-${stage}`;
@@ -102,11 +93,8 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
   /** @type {typeof import("@aws-sdk/client-cognito-identity-provider")} */
   const cognito = await awsSdk("cognito-identity-provider");
   const client = new cognito.CognitoIdentityProviderClient({ region });
-  const describe = new cognito.DescribeUserPoolClientCommand({
-    UserPoolId,
-    ClientId: WriterClientId,
-  });
-  const { UserPoolClient } = await withClient(client, region, stack, () => client.send(describe));
+  const ask = new cognito.DescribeUserPoolClientCommand({ UserPoolId, ClientId: WriterClientId });
+  const { UserPoolClient } = await withClient(client, region, stack, () => client.send(ask));
   const secret = UserPoolClient?.ClientSecret;
   if (!secret) throw new StopError(`the client ${WriterClientId} has no secret`);
   const basic = Buffer.from(`${WriterClientId}:${secret}`).toString("base64");
@@ -130,9 +118,31 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
     await answer.json().catch(() => ({}))
   );
   if (!answer.ok || typeof body.access_token !== "string") {
-    throw new StopError(
-      `the token endpoint answered ${answer.status}: ${body.error ?? "no access_token"}`,
-    );
+    const why = body.error ?? "no access_token";
+    throw new StopError(`the token endpoint answered ${answer.status}: ${why}`);
   }
   return body.access_token;
+}
+
+/**
+ * How to check the stage after a deploy, from its outputs and the settings the deploy ran with:
+ * the smoke's flags, and whether it gets a token from the stage's pool or runs without one; or,
+ * for a stage whose tokens come from elsewhere, the command to print.
+ * @param {Record<string, string>} outputs @param {NodeJS.ProcessEnv} env
+ * @returns {{ flags: string[], token: "from-pool" | "none" } | { print: string }}
+ */
+export function smokePlan(outputs, env) {
+  const flags = ["--url", outputs.ServiceEndpoint ?? "<the stage's URL>"];
+  if (env.TIME_ZONE) flags.push("--time-zone", env.TIME_ZONE);
+  // CORS is checked from the first of CORS_ORIGINS, and from any origin when that is `*`.
+  const origin = /[^\s,][^,]*/.exec(env.CORS_ORIGINS ?? "")?.[0].trim();
+  if (origin) flags.push("--origin", origin === "*" ? "https://any-origin.example" : origin);
+  if (hasUserPool(outputs)) return { flags, token: "from-pool" };
+  const open = !env.AUTH_ISSUER_URL?.trim() && env.ALLOW_ANONYMOUS_WRITES === "true";
+  if (open) return { flags, token: "none" };
+  return {
+    print:
+      `Writes on this stage need a token from ${env.AUTH_ISSUER_URL || "your issuer"}; check the ` +
+      `stage with: npm run smoke -- ${flags.join(" ")} --token <access token>`,
+  };
 }

@@ -1,6 +1,6 @@
 // What `npm run deploy` does after serverless deploy, from the stack's outputs and the settings.
 import { describe, expect, it } from "vitest";
-import { smokeOrigin, smokePlan } from "../../../scripts/deploy.mjs";
+import { smokePlan } from "../../../scripts/lib/stage.mjs";
 
 const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";
 const POOL = {
@@ -56,13 +56,21 @@ describe("smokePlan", () => {
   });
 });
 
-describe("smokeOrigin", () => {
+describe("smokePlan's --origin", () => {
+  /** The origin the plan checks CORS from, if any. */
+  const originOf = (env: NodeJS.ProcessEnv) => {
+    const plan = smokePlan(POOL, env);
+    const flags = "flags" in plan ? plan.flags : [];
+    const at = flags.indexOf("--origin");
+    return at < 0 ? undefined : flags[at + 1];
+  };
+
   it("is the first of CORS_ORIGINS, any origin for *, and none without CORS", () => {
-    expect(smokeOrigin({ CORS_ORIGINS: " https://a.example ,https://b.example" })).toBe(
+    expect(originOf({ CORS_ORIGINS: " https://a.example ,https://b.example" })).toBe(
       "https://a.example",
     );
-    expect(smokeOrigin({ CORS_ORIGINS: "*" })).toBe("https://any-origin.example");
-    expect(smokeOrigin({ CORS_ORIGINS: " , " })).toBeUndefined();
-    expect(smokeOrigin({})).toBeUndefined();
+    expect(originOf({ CORS_ORIGINS: "*" })).toBe("https://any-origin.example");
+    expect(originOf({ CORS_ORIGINS: " , " })).toBeUndefined();
+    expect(originOf({})).toBeUndefined();
   });
 });
