@@ -70,39 +70,31 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   const copyOne = async (/** @type {SourcePost} */ post) => {
     // A client of this post's own, so that its retries are this post's: the lanes' calls retry too.
     const own = await connect(to, { token, name: "The target" });
+    const { id } = post;
+    const body = { ...post, created_at: utc(post.created_at), updated_at: utc(post.updated_at) };
     try {
-      return await createOrFind(own, post);
+      for (let round = 0; round < 3; round++) {
+        try {
+          // One Idempotency-Key per create, kept on its retries: a create whose answer was lost
+          // is answered again rather than refused as a taken id.
+          await using(own, (blog) => blog.createPost(body));
+          return { outcome: "created", id };
+        } catch (error) {
+          if (!isAnswer(error, 409)) return { outcome: "failed", id, reason: reasonOf(error) };
+        }
+        try {
+          const read = await using(own, (blog) => blog.getPost(id));
+          if (read.notModified) throw new Error("a read without If-None-Match answered 304");
+          return found(id, differences(post, read.post, clock), round > 0 || own.retries > 0);
+        } catch (error) {
+          // Deleted meanwhile: create it again.
+          if (!isAnswer(error, 404)) return { outcome: "failed", id, reason: reasonOf(error) };
+        }
+      }
+      return { outcome: "failed", id, reason: "created and deleted again on the target, 3 times" };
     } finally {
       target.retries += own.retries;
     }
-  };
-  /** @returns {Promise<Result>} */
-  const createOrFind = async (
-    /** @type {import("../api.mjs").Service} */ own,
-    /** @type {SourcePost} */ post,
-  ) => {
-    const { id } = post;
-    const body = { ...post, created_at: utc(post.created_at), updated_at: utc(post.updated_at) };
-    for (let round = 0; round < 3; round++) {
-      try {
-        // One Idempotency-Key per create, kept on its retries: a create whose answer was lost
-        // is answered again rather than refused as a taken id.
-        await using(own, (blog) => blog.createPost(body));
-        return { outcome: "created", id };
-      } catch (error) {
-        if (!isAnswer(error, 409)) return { outcome: "failed", id, reason: reasonOf(error) };
-      }
-      try {
-        const read = await using(own, (blog) => blog.getPost(id));
-        if (read.notModified) throw new Error("a read without If-None-Match answered 304");
-        const tried = round > 0 || own.retries > 0;
-        return found(id, differences(post, read.post, clock), tried);
-      } catch (error) {
-        // Deleted meanwhile: create it again.
-        if (!isAnswer(error, 404)) return { outcome: "failed", id, reason: reasonOf(error) };
-      }
-    }
-    return { outcome: "failed", id, reason: "created and deleted again on the target, 3 times" };
   };
 
   // One call sent once, so that a target nothing answers on stops the run at once, rather than

@@ -96,8 +96,11 @@ export async function readSource(
 function toSource(raw, where, instantsOf) {
   /** @type {Source} */
   const source = { posts: [], failed: [], ambiguous: [], source: where };
+  const seen = new Set();
   raw.forEach((value, index) => {
     const post = checkFields(value, `Post ${index + 1} of ${where}`);
+    if (seen.has(post.id)) throw new StopError(`${where} has post #${post.id} twice`);
+    seen.add(post.id);
     const label = `Post ${index + 1} of ${where} (id ${post.id})`;
     const read = TIMESTAMP_FIELDS.map((key) => {
       const text = post[key];
@@ -112,35 +115,26 @@ function toSource(raw, where, instantsOf) {
     if (created.length > 1 || updated.length > 1) source.ambiguous.push(post.id);
     source.posts.push({ ...post, created_at: created[0] ?? null, updated_at: updated[0] ?? null });
   });
-  const seen = new Set();
-  for (const { id } of source.posts) {
-    if (seen.has(id)) throw new StopError(`${where} has post #${id} twice`);
-    seen.add(id);
-  }
   return source;
 }
 
-/** A post's fields, checked; a StopError names the first post that lacks one. */
+/** A post's fields, checked; a StopError names the first post that lacks one or has a bad one. */
 function checkFields(/** @type {any} */ post, /** @type {string} */ label) {
   if (post === null || typeof post !== "object" || Array.isArray(post)) {
     throw new StopError(`${label} is not a JSON object`);
   }
+  const named = Number.isSafeInteger(post.id) ? `${label} (id ${post.id})` : label;
   const missing = ["id", "title", "content", ...TIMESTAMP_FIELDS].filter((key) => !(key in post));
-  const id = Number.isSafeInteger(post.id) ? ` (id ${post.id})` : "";
-  if (missing.length > 0) throw new StopError(`${label}${id} lacks ${missing.join(", ")}`);
-  if (!id || post.id < 1) {
+  if (missing.length > 0) throw new StopError(`${named} lacks ${missing.join(", ")}`);
+  if (named === label || post.id < 1) {
     throw new StopError(`${label} has id ${JSON.stringify(post.id)}, not a positive integer`);
   }
-  for (const key of ["title", "content"]) {
-    if (typeof post[key] !== "string") {
-      throw new StopError(`${label}${id} has a ${key} that is not text`);
-    }
-  }
-  for (const key of TIMESTAMP_FIELDS) {
-    if (post[key] !== null && typeof post[key] !== "string") {
-      throw new StopError(`${label}${id} has a ${key} that is neither text nor null`);
-    }
-  }
-  const { title, content, created_at, updated_at } = /** @type {ShownPost} */ (post);
-  return { id: /** @type {number} */ (post.id), title, content, created_at, updated_at };
+  const { id, title, content, created_at, updated_at } = post;
+  const notText = Object.entries({ title, content }).find(([, text]) => typeof text !== "string");
+  if (notText) throw new StopError(`${named} has a ${notText[0]} that is not text`);
+  const neither = Object.entries({ created_at, updated_at }).find(
+    ([, text]) => text !== null && typeof text !== "string",
+  );
+  if (neither) throw new StopError(`${named} has a ${neither[0]} that is neither text nor null`);
+  return /** @type {ShownPost} */ ({ id, title, content, created_at, updated_at });
 }
