@@ -30,9 +30,8 @@ const lambdaOnly = {
     const ownLookup = Symbol("own lookup");
     build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, async (args) => {
       if (args.pluginData === ownLookup) return undefined;
-      const { kind, importer, resolveDir } = args;
-      const options = { kind, importer, resolveDir, pluginData: ownLookup };
-      const original = await build.resolve(args.path, options);
+      const { path, ...from } = args;
+      const original = await build.resolve(path, { ...from, pluginData: ownLookup });
       if (original.errors.length > 0) return { errors: original.errors };
       // The replacement's import resolves from where the original's would.
       return { path: "env-only", namespace: "lambda-only", pluginData: dirname(original.path) };
@@ -102,10 +101,9 @@ export function bundleProblems(name, metafile) {
   const kept = LEFT_OUT.flatMap((pattern) => inputs.filter((input) => pattern.test(input)));
   const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   const max = BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES;
-  return [
-    ...kept.map((input) => `${name}: bundles ${input}, which Lambda never runs`),
-    ...(bytes > max ? [`${name}: ${bytes} bytes, over ${max}`] : []),
-  ];
+  const problems = kept.map((input) => `${name}: bundles ${input}, which Lambda never runs`);
+  if (bytes > max) problems.push(`${name}: ${bytes} bytes, over ${max}`);
+  return problems;
 }
 
 /** esbuild's options for one handler's bundle, `outdir`/<name>/index.mjs. */

@@ -14,14 +14,13 @@ export const LAMBDA_RUNTIME = "nodejs24.x";
 /** The exact Node release CI runs the suite on for that runtime. */
 export const RUNTIME_NODE_VERSION = "24.21.0";
 
-const platformPackage = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`;
+const windows = process.platform === "win32";
+const platformPackage = `node-${windows ? "win" : process.platform}-${process.arch}`;
 const installDir = `${root}.runtime-node`;
+const packageDir = `${installDir}/node_modules/${platformPackage}`;
 
 /** Where the runtime's Node binary is once installed. */
-export const runtimeNodePath =
-  process.platform === "win32"
-    ? `${installDir}/node_modules/${platformPackage}/node.exe`
-    : `${installDir}/node_modules/${platformPackage}/bin/node`;
+export const runtimeNodePath = windows ? `${packageDir}/node.exe` : `${packageDir}/bin/node`;
 
 /** Installs the runtime's Node unless that exact version is already there; returns its path. */
 export function installRuntimeNode() {
@@ -29,17 +28,13 @@ export function installRuntimeNode() {
     const version = execFileSync(runtimeNodePath, ["--version"], { encoding: "utf8" }).trim();
     if (version === `v${RUNTIME_NODE_VERSION}`) return runtimeNodePath;
   }
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const args = ["install", "--prefix", installDir, "--no-save", "--no-package-lock"];
-  const install = spawnSync(
-    npm,
-    [...args, "--no-audit", "--no-fund", `${platformPackage}@${RUNTIME_NODE_VERSION}`],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
+  const npm = windows ? "npm.cmd" : "npm";
+  const wanted = `${platformPackage}@${RUNTIME_NODE_VERSION}`;
+  const flags = ["--no-save", "--no-package-lock", "--no-audit", "--no-fund"];
+  const args = ["install", "--prefix", installDir, ...flags, wanted];
+  const install = spawnSync(npm, args, { stdio: ["ignore", "ignore", "inherit"] });
   if (install.status !== 0 || !existsSync(runtimeNodePath)) {
-    throw new Error(
-      `could not install ${platformPackage}@${RUNTIME_NODE_VERSION} into ${installDir}`,
-    );
+    throw new Error(`could not install ${wanted} into ${installDir}`);
   }
   return runtimeNodePath;
 }

@@ -23,12 +23,9 @@ const utc = (/** @type {number | null} */ instant) =>
 /**
  * The fields in which a post the target shows (timestamps in its zone, to the second) differs
  * from the source post; empty when they are the same post.
+ * @param {SourcePost} source @param {Record<string, unknown>} shown @param {ZonedClock} clock
  */
-export function differences(
-  /** @type {SourcePost} */ source,
-  /** @type {Record<string, unknown>} */ shown,
-  /** @type {ZonedClock} */ clock,
-) {
+export function differences(source, shown, clock) {
   return /** @type {const} */ (["title", "content", "created_at", "updated_at"]).filter((key) => {
     const want = source[key];
     const text = shown[key];
@@ -51,7 +48,7 @@ function found(/** @type {number} */ id, /** @type {string[]} */ differ, created
 
 /** Creates every source post on the target, or finds it there; never overwrites one. */
 export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOptions} */ options) {
-  const { to, token } = options;
+  const { to, token, concurrency } = options;
   const target = await connect(to, { token, name: "The target" });
   const clock = clockOf(options.toZone);
   /** @type {Result[]} */
@@ -66,6 +63,13 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     return { results, target };
   }
 
+  // One call sent once, so that a target nothing answers on stops the run at once, rather than
+  // after every create has spent its retries. Any answer will do: the creates say what it means.
+  const probe = await connect(to, { token, name: "The target", attempts: 1 });
+  await probe.blog.getPost(1).catch(async (/** @type {unknown} */ error) => {
+    if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
+  });
+  const bar = progress(source.posts.length, "posts");
   /** @returns {Promise<Result>} */
   const copyOne = async (/** @type {SourcePost} */ post) => {
     // A client of this post's own, so that its retries are this post's: the lanes' calls retry too.
@@ -94,23 +98,13 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
       return { outcome: "failed", id, reason: "created and deleted again on the target, 3 times" };
     } finally {
       target.retries += own.retries;
+      bar.tick();
     }
   };
 
-  // One call sent once, so that a target nothing answers on stops the run at once, rather than
-  // after every create has spent its retries. Any answer will do: the creates say what it means.
-  const probe = await connect(to, { token, name: "The target", attempts: 1 });
-  await probe.blog.getPost(1).catch(async (/** @type {unknown} */ error) => {
-    if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
-  });
-  const bar = progress(source.posts.length, "posts");
   // A failure that stops the run (a StopError) stops every lane from taking another post.
-  const copy = async (/** @type {SourcePost} */ post) => {
-    results.push(await copyOne(post));
-    bar.tick();
-  };
-  await pMap(source.posts, copy, { concurrency: options.concurrency }).finally(bar.end);
-  return { results, target };
+  const copied = await pMap(source.posts, copyOne, { concurrency }).finally(bar.end);
+  return { results: [...results, ...copied], target };
 }
 
 /**
@@ -144,12 +138,11 @@ async function compare(source, target, clock) {
   return found;
 }
 
-/** Checks every source post on the target, field by field; returns the ids that do not match. */
-export async function verify(
-  /** @type {Source} */ source,
-  /** @type {Service} */ target,
-  /** @type {string} */ toZone,
-) {
+/**
+ * Checks every source post on the target, field by field; returns the ids that do not match.
+ * @param {Source} source @param {Service} target @param {string} toZone
+ */
+export async function verify(source, target, toZone) {
   const found = await compare(source, target, clockOf(toZone));
   return source.posts
     .map(({ id }) => ({ id, reason: found.get(id)?.join(", ") ?? "every field: it is missing" }))
