@@ -30,6 +30,5 @@ export default {
   // CI when lib/ is unchanged); each run rewrites it. Deleting it runs every mutant.
   incremental: true,
   incrementalFile: `mutation-baseline/${layer}.json`,
-  tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
 };

@@ -3,7 +3,6 @@ import { defineConfig } from "vitest/config";
 // The tests mutation testing runs (stryker.config.mjs): MUTATE_LAYER=storage the integration and
 // unit tests, anything else the unit tests. HTTP and packaging run bundles in other processes,
 // where a mutant is never active; the fuzz suite is too slow per mutant.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 const storage = process.env.MUTATE_LAYER === "storage";
 
 export default defineConfig({

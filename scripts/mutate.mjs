@@ -46,12 +46,9 @@ await runWithFlags({
   usage: USAGE,
   positionals: true,
   read(_values, asked) {
-    const unknown = asked.filter((layer) => !LAYERS.includes(layer));
-    if (unknown.length > 0) {
-      throw new StopError(
-        `unknown layer ${unknown.join(", ")}: name pure, storage or neither (both)`,
-      );
-    }
+    const unknown = asked.filter((layer) => !LAYERS.includes(layer)).join(", ");
+    if (unknown)
+      throw new StopError(`unknown layer ${unknown}: name pure, storage or neither (both)`);
     return asked.length > 0 ? asked : LAYERS;
   },
   async run(layers) {

@@ -24,9 +24,8 @@ export class ZonedClock {
     const read = (/** @type {string} */ zone) =>
       DateTime.fromFormat(text, SERVICE_FORMAT, { zone });
     if (read("utc").toFormat(SERVICE_FORMAT) !== text) return undefined;
-    const local = read(this.zone);
     // A skipped local time is moved past the gap, so no offset shows it as written.
-    return local
+    return read(this.zone)
       .getPossibleOffsets()
       .filter((time) => time.toFormat(SERVICE_FORMAT) === text)
       .map((time) => time.toMillis())

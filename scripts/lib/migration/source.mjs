@@ -2,6 +2,7 @@
 // zone), a file `npm run export` wrote (ISO 8601 with an offset) or a bare JSON array of posts as
 // the API shows them. Every post becomes instants, checked before anything is written.
 import { readFile } from "node:fs/promises";
+import { Info } from "luxon";
 import { connect, reasonOf, using } from "../api.mjs";
 import { StopError, isUrl } from "../cli.mjs";
 import { ZonedClock } from "../zoned-time.mjs";
@@ -18,13 +19,10 @@ const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]
 
 /** A zone's clock, or a StopError naming the zone when it is unknown. */
 export function clockOf(/** @type {string} */ zone) {
-  try {
-    return new ZonedClock(zone);
-  } catch {
-    throw new StopError(
-      `Unknown time zone ${JSON.stringify(zone)}: use an IANA name such as Europe/Paris or UTC`,
-    );
-  }
+  if (Info.isValidIANAZone(zone)) return new ZonedClock(zone);
+  throw new StopError(
+    `Unknown time zone ${JSON.stringify(zone)}: use an IANA name such as Europe/Paris or UTC`,
+  );
 }
 
 /** The summary's line on local times a fall-back repeats: how many, and up to ten ids. */
