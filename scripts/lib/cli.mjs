@@ -86,8 +86,7 @@ export async function importWithPackages(/** @type {string} */ url) {
 /**
  * Progress of `total` items named `what` on stderr (cli-progress): a bar with the time left at a
  * terminal; elsewhere a plain line every few seconds, so a log stays free of control characters.
- * @param {number} total
- * @param {string} what
+ * @param {number} total @param {string} what
  * @param {{ stream?: NodeJS.WritableStream & { isTTY?: boolean }, everyMs?: number }} [options]
  */
 export function progress(total, what, { stream = process.stderr, everyMs = 5_000 } = {}) {

@@ -37,12 +37,14 @@ export function differences(source, shown, clock) {
 }
 
 /**
- * What a post the target holds under this id means: a conflict when it differs, else already
- * there, or created when this run's create made it (its answer lost: a 5xx, a cut connection).
+ * What the target's post under this id means, from the fields that differ: a conflict if any,
+ * else already there, or created when it is missing (undefined) or this run's create made it
+ * (its answer lost: a 5xx, a cut connection).
+ * @param {number} id @param {string[] | undefined} differ
  * @returns {Result}
  */
-function found(/** @type {number} */ id, /** @type {string[]} */ differ, created = false) {
-  if (differ.length === 0) return { outcome: created ? "created" : "already there", id };
+function found(id, differ, created = false) {
+  if (!differ?.length) return { outcome: created || !differ ? "created" : "already there", id };
   return { outcome: "conflict", id, reason: `the target's post differs in ${differ.join(", ")}` };
 }
 
@@ -56,10 +58,7 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   if (options.dryRun) {
     // What a copy would do, from the target's list: nothing is written.
     const there = await compare(source, target, clock);
-    for (const { id } of source.posts) {
-      const differ = there.get(id);
-      results.push(differ ? found(id, differ) : { outcome: "created", id });
-    }
+    results.push(...source.posts.map(({ id }) => found(id, there.get(id))));
     return { results, target };
   }
 

@@ -74,12 +74,8 @@ export async function readSource(
   // Export form: ISO 8601 with an offset, the same instant in any zone; anything else stops.
   return toSource(parsed.posts, from, (text, key, label) => {
     const ms = ISO_WITH_OFFSET.test(text) ? Date.parse(text) : NaN;
-    if (Number.isNaN(ms)) {
-      throw new StopError(
-        `${label} has ${key} ${JSON.stringify(text)}, not ISO 8601 with an offset`,
-      );
-    }
-    return [ms];
+    if (!Number.isNaN(ms)) return [ms];
+    throw new StopError(`${label} has ${key} ${JSON.stringify(text)}, not ISO 8601 with an offset`);
   });
 }
 
@@ -87,8 +83,7 @@ export async function readSource(
  * Posts as instants: `instantsOf` reads a timestamp (a problem fails that post alone; two
  * instants, in the hour a fall-back repeats, take the earlier and count the post as ambiguous).
  * A post lacking a field, or an id twice, stops the run.
- * @param {unknown[]} raw
- * @param {string} where
+ * @param {unknown[]} raw @param {string} where
  * @param {(text: string, key: string, label: string) => number[] | string} instantsOf
  */
 function toSource(raw, where, instantsOf) {
