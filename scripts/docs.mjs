@@ -33,7 +33,7 @@ export async function buildReference(output = referencePage, contract = `${root}
   const built = spawnSync(process.execPath, args, { cwd: root, timeout: 60_000, encoding: "utf8" });
   await rm(scratch, { recursive: true, force: true });
   if (built.status !== 0) {
-    throw new Error(`redocly build-docs failed:\n${built.stdout}${built.stderr}`);
+    throw new StopError(`redocly build-docs failed:\n${built.stdout}${built.stderr}`);
   }
   return output;
 }
@@ -53,9 +53,7 @@ Options:
 Exit codes: 0 written; 2 a bad option, or Redocly could not build it (its output follows).`,
     flags: { out: { type: "string", default: referencePage } },
     async run({ out }) {
-      const page = await buildReference(out).catch((/** @type {Error} */ error) => {
-        throw new StopError(error.message);
-      });
+      const page = await buildReference(out);
       console.log(`API reference: ${relative(root, page)} (${pathToFileURL(page).href})`);
       return 0;
     },
