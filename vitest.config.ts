@@ -12,16 +12,14 @@ export default defineConfig({
     pool: "forks",
     // A worker ended by a signal still stops the processes its tests started.
     setupFiles: ["tests/helpers/exit-on-signal.ts"],
-    // Most test files spend their time waiting on other processes (DynamoDB Local,
-    // serverless-offline, a retry's backoff), so twice as many files as cores run at once, where
-    // vitest would run one fewer than the cores: one file at a time on 2 cores.
+    // Most files wait on other processes (DynamoDB Local, serverless-offline, a backoff): twice as
+    // many files as cores, where vitest's default would run one at a time on 2 cores.
     maxWorkers: 2 * availableParallelism(),
     // The slowest files first when no earlier run's durations are kept (a fresh clone).
     sequence: { sequencer: SlowestFirst },
     projects: [
-      // Pure rules and handlers over memory: no other process, no Java, nothing written. Its files
-      // share each worker's modules (isolate: false), which halves its time: none keeps state
-      // between files, mocks are restored (SDK clients) or injected, never module mocks.
+      // Pure rules and handlers over memory, no other process. Files share each worker's modules
+      // (half the time): none keeps state between files, and mocks are restored or injected.
       {
         extends: true,
         test: {
@@ -31,11 +29,9 @@ export default defineConfig({
           unstubEnvs: true,
         },
       },
-      // The checks CI runs once (npm run lint's linters, the docs' links, the reference page),
-      // each shown to fail on a small fixture: they do not depend on the Node they run on.
+      // The checks CI runs once (linters, the docs' links, the reference page): Node-independent.
       { extends: true, test: { name: "tools", include: ["tests/tools/**/*.test.ts"] } },
-      // The service itself, on DynamoDB Local: storage, the handlers, HTTP through
-      // serverless-offline and a browser, the runtime client, hostile input.
+      // The service on DynamoDB Local: storage, handlers, HTTP, browser, runtime client, fuzz.
       {
         extends: true,
         test: {
@@ -44,15 +40,13 @@ export default defineConfig({
           globalSetup: ["tests/helpers/global-setup.ts"],
         },
       },
-      // The developer's commands (npm start, import, export, smoke, token) and the packaged
-      // template: what runs on the developer's machine, not on Lambda.
+      // The developer's commands and the packaged template: the developer's machine, not Lambda.
       {
         extends: true,
         test: {
           name: "commands",
           include: ["tests/{scripts,packaging}/**/*.test.ts"],
-          // A file packages up to five templates in its hooks, one at a time under the packaging
-          // lock: on a busy machine (two clones testing at once) that outlasts two minutes.
+          // Five templates packaged one at a time under a lock outlast 2 min on a busy machine.
           hookTimeout: 300_000,
           globalSetup: ["tests/helpers/global-setup.ts"],
         },

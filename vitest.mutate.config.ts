@@ -1,10 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// The tests mutation testing runs (stryker.config.mjs): MUTATE_LAYER=storage runs the
-// integration layer on DynamoDB Local, anything else the unit layer. The HTTP, packaging and
-// fuzz layers are left out: the first two run the built bundles in other processes, where a
-// mutant is never active, and the fuzz suite is too slow to run per mutant.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+// The tests mutation testing runs (stryker.config.mjs): MUTATE_LAYER=storage the integration and
+// unit tests, anything else the unit tests. HTTP and packaging run bundles in other processes,
+// where a mutant is never active; the fuzz suite is too slow per mutant.
 const storage = process.env.MUTATE_LAYER === "storage";
 
 export default defineConfig({
@@ -12,28 +10,22 @@ export default defineConfig({
     ? {
         testTimeout: 30_000,
         hookTimeout: 120_000,
-        // The unit tests too: some storage rules can only be asserted there (consistent reads,
-        // which DynamoDB Local never needs, through the SDK's client mock; the id allocator).
+        // Unit tests too: some storage rules show only on a mocked client (consistent reads).
         include: ["tests/integration/**/*.test.ts", "tests/unit/**/*.test.ts"],
-        // Other processes (worker pools, a restarted DynamoDB Local, the contract's linters, its
-        // reference page and the client's generator) never see a mutant; the client is not lib/.
+        // The workload runs in other processes, which never see a mutant; the client is not lib/.
         exclude: ["tests/unit/client/**", "tests/integration/workload.test.ts"],
         isolate: false,
         globalSetup: ["tests/helpers/global-setup.ts"],
       }
     : {
-        // A mutant that makes a unit test hang then fails that test, which counts it killed;
-        // without this it waits out Stryker's own timeout, after which its runner is restarted:
-        // seconds each, for the twenty or so mutants that loop or never resolve. No unit test of
-        // lib/ takes a second.
+        // A mutant that hangs a unit test fails it (killed) instead of waiting out Stryker's
+        // timeout and a runner restart; no unit test of lib/ takes a second.
         testTimeout: 2_000,
         include: ["tests/unit/**/*.test.ts"],
-        // One process for every file a mutant's tests are in, instead of a fresh one per file:
-        // the run takes half the time, and each test sets the process state it needs (TZ).
+        // One process for all of a mutant's files: half the time; each test sets its TZ itself.
         isolate: false,
-        // The contract's request test holds openapi.yaml to the rules, with seconds of generated
-        // cases a run, where the rules' own tests hold the code; the client's own tests hold
-        // client/, not lib/. tests/tools is never included.
+        // The contract's request test checks openapi.yaml with seconds of generated cases, not the
+        // code; the client's tests check client/, not lib/.
         exclude: ["tests/unit/contract-requests.test.ts", "tests/unit/client/**"],
       },
 });

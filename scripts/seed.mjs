@@ -16,18 +16,12 @@ Options:
 
 Exit codes: 0 every sample is there; 1 one was refused; 2 the service cannot be reached.`;
 
-const samples = [
-  { title: "Hello, world", content: "The first post on this blog." },
-  {
-    title: "Timestamps, day first",
-    content: "Dates read YYYY-DD-MM HH:MM:SS: the day comes before the month.",
-  },
-  { title: "Partial updates", content: "PUT /api/post/<id> changes only the fields you send." },
-  {
-    title: "Retries are safe",
-    content: "Send an Idempotency-Key with POST and a retry never makes a second post.",
-  },
-];
+const samples = /** @type {const} */ ([
+  ["Hello, world", "The first post on this blog."],
+  ["Timestamps, day first", "Dates read YYYY-DD-MM HH:MM:SS: the day comes before the month."],
+  ["Partial updates", "PUT /api/post/<id> changes only the fields you send."],
+  ["Retries are safe", "Send an Idempotency-Key with POST and a retry never makes a second post."],
+]).map(([title, content]) => ({ title, content }));
 
 /** @param {{ url: string, token?: string }} options */
 async function run({ url, token }) {

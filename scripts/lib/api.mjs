@@ -9,58 +9,55 @@ import { StopError, importWithPackages } from "./cli.mjs";
  */
 
 /**
- * A client of the service at `url` for a command; `name` says which service in messages ("The
- * target"), and `retries` counts the calls sent again. By default a call is tried 8 times, each
- * after a Retry-After or a backoff, so that a service under load is waited for.
+ * A client of the service at `url`; `name` says which in messages ("The target"), `retries`
+ * counts the calls sent again. A call is tried 8 times by default, after each Retry-After or
+ * backoff, so that a service under load is waited for.
  * @param {string} url
  * @param {{ name: string, token?: string, attempts?: number, timeoutMs?: number }} options
  * @returns {Promise<Service>}
  */
 export async function connect(url, { name, token, attempts = 8, timeoutMs }) {
   // The client needs the project's packages (openapi-fetch): without them, one line.
-  const clientUrl = new URL("../../client/index.mjs", import.meta.url).href;
   /** @type {typeof import("../../client/index.mjs")} */
-  const { createBlogClient } = await importWithPackages(clientUrl);
+  const { createBlogClient } = await importWithPackages(
+    new URL("../../client/index.mjs", import.meta.url).href,
+  );
   const onRetry = () => void service.retries++;
   const blog = createBlogClient({ baseUrl: url, token, retry: { attempts }, timeoutMs, onRetry });
-  /** @type {Service} */
   const service = { name, token, retries: 0, root: blog.baseUrl, blog };
   return service;
 }
 
 /**
- * Runs `call` on the service; a failure that no later call could get past (nothing answers, it
- * is not a service of this API, the token is missing or refused) becomes a StopError. An
- * ApiError of any other status is the caller's to handle.
+ * Runs `call` on the service; a failure no later call could get past (nothing answers, it is not
+ * a service of this API, the token is missing or refused) becomes a StopError.
  * @template T
  * @param {Service} service
  * @param {(blog: BlogClient) => Promise<T>} call
  * @returns {Promise<T>}
  */
 export async function using(service, call) {
+  const { name, root, token } = service;
   try {
     return await call(service.blog);
   } catch (error) {
-    const { name, root, token } = service;
     if (error instanceof UnreachableError) {
       throw new StopError(`${name} ${root} cannot be reached: ${error.reason}`);
     }
     if (error instanceof NotJsonError) {
       const status = error.status === undefined ? "" : `${error.status} and `;
       throw new StopError(
-        `${name} answered ${error.method} ${error.url} with ${status}a body that is not JSON: ` +
-          "is it a service of this API?",
+        `${name} answered ${error.method} ${error.url} with ${status}a body that is not JSON: is it a service of this API?`,
       );
     }
-    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-      throw new StopError(
-        `${name} ${root} answered ${error.status} to ${error.method} ${new URL(error.url).pathname}: ` +
-          (token
-            ? "the token was refused (expired, or without the write scope?)"
-            : "it needs a token: pass --token T or set API_TOKEN"),
-      );
-    }
-    throw error;
+    if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) throw error;
+    const why = token
+      ? "the token was refused (expired, or without the write scope?)"
+      : "it needs a token: pass --token T or set API_TOKEN";
+    const { status, method, url } = error;
+    throw new StopError(
+      `${name} ${root} answered ${status} to ${method} ${new URL(url).pathname}: ${why}`,
+    );
   }
 }
 

@@ -15,10 +15,7 @@ export class StopError extends Error {
 /** Whether `text` is an http(s) URL (rather than a file, say). */
 export const isUrl = (/** @type {string} */ text) => /^https?:\/\//i.test(text);
 
-/**
- * A flag that must be an http(s) URL: its value, or a StopError naming the flag; unset, the
- * service `npm start` serves on $PORT.
- */
+/** A flag that must be an http(s) URL (a StopError if not); unset, `npm start`'s service. */
 export function urlFlag(/** @type {string} */ flag, /** @type {string | undefined} */ value) {
   if (value === undefined) return localUrl();
   if (!isUrl(value)) throw new StopError(`--${flag} must be an http(s) URL, not ${value}`);
@@ -38,16 +35,12 @@ export function localUrl(env = process.env) {
   return `http://localhost:${port}`;
 }
 
-/**
- * A command line's flags as node:util's parseArgs reads them: text, or true for a switch.
- * @typedef {Record<string, any>} FlagValues
- */
+/** @typedef {Record<string, any>} FlagValues a command line's flags as parseArgs reads them */
 
 /**
- * Runs a command: -h/--help prints its usage and does nothing else; otherwise its flags are read
- * strictly (an unknown or malformed one, or a positional where none is taken, is a StopError that
- * points to --help), `read` checks them, and `run`'s result is the exit code. A StopError is one
- * line `name: why` and its code; any other failure one line and 1 (its stack only with DEBUG set).
+ * Runs a command: -h/--help prints its usage only; else its flags are read strictly (a bad one or
+ * an unwanted positional is a StopError pointing to --help), `read` checks them and `run` returns
+ * the exit code. A failure is one line `name: why`: a StopError's code, else 1 (stack with DEBUG).
  * @template O
  * @param {{
  *   name: string,
@@ -78,10 +71,7 @@ export async function runWithFlags(command, argv = process.argv.slice(2)) {
   }
 }
 
-/**
- * Imports a module that needs the project's packages (`url`, absolute); without them, a StopError
- * that says to run `npm install` rather than Node's stack trace.
- */
+/** Imports `url` (absolute), which needs the project's packages; without them, a StopError. */
 export async function importWithPackages(/** @type {string} */ url) {
   try {
     return await import(url);
@@ -94,11 +84,9 @@ export async function importWithPackages(/** @type {string} */ url) {
 }
 
 /**
- * Progress of `total` items named `what` on stderr (cli-progress): a bar with the time left,
- * redrawn in place at a terminal; elsewhere a plain line every few seconds, so a log gets a
- * readable trail rather than control characters.
- * @param {number} total
- * @param {string} what
+ * Progress of `total` items named `what` on stderr (cli-progress): a bar with the time left at a
+ * terminal; elsewhere a plain line every few seconds, so a log stays free of control characters.
+ * @param {number} total @param {string} what
  * @param {{ stream?: NodeJS.WritableStream & { isTTY?: boolean }, everyMs?: number }} [options]
  */
 export function progress(total, what, { stream = process.stderr, everyMs = 5_000 } = {}) {

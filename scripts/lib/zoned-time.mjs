@@ -13,9 +13,8 @@ export class ZonedClock {
   }
 
   /**
-   * The instants a service timestamp names in this zone, earliest first: one normally, two in
-   * the hour a fall-back repeats, none in the hour a spring-forward skips. Undefined when the
-   * text is not a valid `YYYY-DD-MM HH:MM:SS`.
+   * The instants a `YYYY-DD-MM HH:MM:SS` names in this zone, earliest first: one, two in the hour
+   * a fall-back repeats, none in the hour a spring-forward skips; undefined when it is not valid.
    * @param {string} text
    * @returns {number[] | undefined}
    */
@@ -24,9 +23,8 @@ export class ZonedClock {
     const read = (/** @type {string} */ zone) =>
       DateTime.fromFormat(text, SERVICE_FORMAT, { zone });
     if (read("utc").toFormat(SERVICE_FORMAT) !== text) return undefined;
-    const local = read(this.zone);
     // A skipped local time is moved past the gap, so no offset shows it as written.
-    return local
+    return read(this.zone)
       .getPossibleOffsets()
       .filter((time) => time.toFormat(SERVICE_FORMAT) === text)
       .map((time) => time.toMillis())

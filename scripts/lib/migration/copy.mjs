@@ -23,12 +23,9 @@ const utc = (/** @type {number | null} */ instant) =>
 /**
  * The fields in which a post the target shows (timestamps in its zone, to the second) differs
  * from the source post; empty when they are the same post.
+ * @param {SourcePost} source @param {Record<string, unknown>} shown @param {ZonedClock} clock
  */
-export function differences(
-  /** @type {SourcePost} */ source,
-  /** @type {Record<string, unknown>} */ shown,
-  /** @type {ZonedClock} */ clock,
-) {
+export function differences(source, shown, clock) {
   return /** @type {const} */ (["title", "content", "created_at", "updated_at"]).filter((key) => {
     const want = source[key];
     const text = shown[key];
@@ -40,18 +37,20 @@ export function differences(
 }
 
 /**
- * What a post the target holds under this id means: a conflict when it differs, else already
- * there, or created when this run's create made it (its answer lost: a 5xx, a cut connection).
+ * What the target's post under this id means, from the fields that differ: a conflict if any,
+ * else already there, or created when it is missing (undefined) or this run's create made it
+ * (its answer lost: a 5xx, a cut connection).
+ * @param {number} id @param {string[] | undefined} differ
  * @returns {Result}
  */
-function found(/** @type {number} */ id, /** @type {string[]} */ differ, created = false) {
-  if (differ.length === 0) return { outcome: created ? "created" : "already there", id };
+function found(id, differ, created = false) {
+  if (!differ?.length) return { outcome: created || !differ ? "created" : "already there", id };
   return { outcome: "conflict", id, reason: `the target's post differs in ${differ.join(", ")}` };
 }
 
 /** Creates every source post on the target, or finds it there; never overwrites one. */
 export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOptions} */ options) {
-  const { to, token } = options;
+  const { to, token, concurrency } = options;
   const target = await connect(to, { token, name: "The target" });
   const clock = clockOf(options.toZone);
   /** @type {Result[]} */
@@ -59,51 +58,9 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
   if (options.dryRun) {
     // What a copy would do, from the target's list: nothing is written.
     const there = await compare(source, target, clock);
-    for (const { id } of source.posts) {
-      const differ = there.get(id);
-      results.push(differ ? found(id, differ) : { outcome: "created", id });
-    }
+    results.push(...source.posts.map(({ id }) => found(id, there.get(id))));
     return { results, target };
   }
-
-  /** @returns {Promise<Result>} */
-  const copyOne = async (/** @type {SourcePost} */ post) => {
-    // A client of this post's own, so that its retries are this post's: the lanes' calls retry too.
-    const own = await connect(to, { token, name: "The target" });
-    try {
-      return await createOrFind(own, post);
-    } finally {
-      target.retries += own.retries;
-    }
-  };
-  /** @returns {Promise<Result>} */
-  const createOrFind = async (
-    /** @type {import("../api.mjs").Service} */ own,
-    /** @type {SourcePost} */ post,
-  ) => {
-    const { id } = post;
-    const body = { ...post, created_at: utc(post.created_at), updated_at: utc(post.updated_at) };
-    for (let round = 0; round < 3; round++) {
-      try {
-        // One Idempotency-Key per create, kept on its retries: a create whose answer was lost
-        // is answered again rather than refused as a taken id.
-        await using(own, (blog) => blog.createPost(body));
-        return { outcome: "created", id };
-      } catch (error) {
-        if (!isAnswer(error, 409)) return { outcome: "failed", id, reason: reasonOf(error) };
-      }
-      try {
-        const read = await using(own, (blog) => blog.getPost(id));
-        if (read.notModified) throw new Error("a read without If-None-Match answered 304");
-        const tried = round > 0 || own.retries > 0;
-        return found(id, differences(post, read.post, clock), tried);
-      } catch (error) {
-        // Deleted meanwhile: create it again.
-        if (!isAnswer(error, 404)) return { outcome: "failed", id, reason: reasonOf(error) };
-      }
-    }
-    return { outcome: "failed", id, reason: "created and deleted again on the target, 3 times" };
-  };
 
   // One call sent once, so that a target nothing answers on stops the run at once, rather than
   // after every create has spent its retries. Any answer will do: the creates say what it means.
@@ -112,13 +69,41 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
   });
   const bar = progress(source.posts.length, "posts");
-  // A failure that stops the run (a StopError) stops every lane from taking another post.
-  const copy = async (/** @type {SourcePost} */ post) => {
-    results.push(await copyOne(post));
-    bar.tick();
+  /** @returns {Promise<Result>} */
+  const copyOne = async (/** @type {SourcePost} */ post) => {
+    // A client of this post's own, so that its retries are this post's: the lanes' calls retry too.
+    const own = await connect(to, { token, name: "The target" });
+    const { id } = post;
+    const body = { ...post, created_at: utc(post.created_at), updated_at: utc(post.updated_at) };
+    try {
+      for (let round = 0; round < 3; round++) {
+        try {
+          // One Idempotency-Key per create, kept on its retries: a create whose answer was lost
+          // is answered again rather than refused as a taken id.
+          await using(own, (blog) => blog.createPost(body));
+          return { outcome: "created", id };
+        } catch (error) {
+          if (!isAnswer(error, 409)) return { outcome: "failed", id, reason: reasonOf(error) };
+        }
+        try {
+          const read = await using(own, (blog) => blog.getPost(id));
+          if (read.notModified) throw new Error("a read without If-None-Match answered 304");
+          return found(id, differences(post, read.post, clock), round > 0 || own.retries > 0);
+        } catch (error) {
+          // Deleted meanwhile: create it again.
+          if (!isAnswer(error, 404)) return { outcome: "failed", id, reason: reasonOf(error) };
+        }
+      }
+      return { outcome: "failed", id, reason: "created and deleted again on the target, 3 times" };
+    } finally {
+      target.retries += own.retries;
+      bar.tick();
+    }
   };
-  await pMap(source.posts, copy, { concurrency: options.concurrency }).finally(bar.end);
-  return { results, target };
+
+  // A failure that stops the run (a StopError) stops every lane from taking another post.
+  const copied = await pMap(source.posts, copyOne, { concurrency }).finally(bar.end);
+  return { results: [...results, ...copied], target };
 }
 
 /**
@@ -152,12 +137,11 @@ async function compare(source, target, clock) {
   return found;
 }
 
-/** Checks every source post on the target, field by field; returns the ids that do not match. */
-export async function verify(
-  /** @type {Source} */ source,
-  /** @type {Service} */ target,
-  /** @type {string} */ toZone,
-) {
+/**
+ * Checks every source post on the target, field by field; returns the ids that do not match.
+ * @param {Source} source @param {Service} target @param {string} toZone
+ */
+export async function verify(source, target, toZone) {
   const found = await compare(source, target, clockOf(toZone));
   return source.posts
     .map(({ id }) => ({ id, reason: found.get(id)?.join(", ") ?? "every field: it is missing" }))

@@ -2,6 +2,7 @@
 // zone), a file `npm run export` wrote (ISO 8601 with an offset) or a bare JSON array of posts as
 // the API shows them. Every post becomes instants, checked before anything is written.
 import { readFile } from "node:fs/promises";
+import { Info } from "luxon";
 import { connect, reasonOf, using } from "../api.mjs";
 import { StopError, isUrl } from "../cli.mjs";
 import { ZonedClock } from "../zoned-time.mjs";
@@ -18,13 +19,10 @@ const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]
 
 /** A zone's clock, or a StopError naming the zone when it is unknown. */
 export function clockOf(/** @type {string} */ zone) {
-  try {
-    return new ZonedClock(zone);
-  } catch {
-    throw new StopError(
-      `Unknown time zone ${JSON.stringify(zone)}: use an IANA name such as Europe/Paris or UTC`,
-    );
-  }
+  if (Info.isValidIANAZone(zone)) return new ZonedClock(zone);
+  throw new StopError(
+    `Unknown time zone ${JSON.stringify(zone)}: use an IANA name such as Europe/Paris or UTC`,
+  );
 }
 
 /** The summary's line on local times a fall-back repeats: how many, and up to ten ids. */
@@ -76,12 +74,8 @@ export async function readSource(
   // Export form: ISO 8601 with an offset, the same instant in any zone; anything else stops.
   return toSource(parsed.posts, from, (text, key, label) => {
     const ms = ISO_WITH_OFFSET.test(text) ? Date.parse(text) : NaN;
-    if (Number.isNaN(ms)) {
-      throw new StopError(
-        `${label} has ${key} ${JSON.stringify(text)}, not ISO 8601 with an offset`,
-      );
-    }
-    return [ms];
+    if (!Number.isNaN(ms)) return [ms];
+    throw new StopError(`${label} has ${key} ${JSON.stringify(text)}, not ISO 8601 with an offset`);
   });
 }
 
@@ -89,15 +83,17 @@ export async function readSource(
  * Posts as instants: `instantsOf` reads a timestamp (a problem fails that post alone; two
  * instants, in the hour a fall-back repeats, take the earlier and count the post as ambiguous).
  * A post lacking a field, or an id twice, stops the run.
- * @param {unknown[]} raw
- * @param {string} where
+ * @param {unknown[]} raw @param {string} where
  * @param {(text: string, key: string, label: string) => number[] | string} instantsOf
  */
 function toSource(raw, where, instantsOf) {
   /** @type {Source} */
   const source = { posts: [], failed: [], ambiguous: [], source: where };
+  const seen = new Set();
   raw.forEach((value, index) => {
     const post = checkFields(value, `Post ${index + 1} of ${where}`);
+    if (seen.has(post.id)) throw new StopError(`${where} has post #${post.id} twice`);
+    seen.add(post.id);
     const label = `Post ${index + 1} of ${where} (id ${post.id})`;
     const read = TIMESTAMP_FIELDS.map((key) => {
       const text = post[key];
@@ -112,35 +108,26 @@ function toSource(raw, where, instantsOf) {
     if (created.length > 1 || updated.length > 1) source.ambiguous.push(post.id);
     source.posts.push({ ...post, created_at: created[0] ?? null, updated_at: updated[0] ?? null });
   });
-  const seen = new Set();
-  for (const { id } of source.posts) {
-    if (seen.has(id)) throw new StopError(`${where} has post #${id} twice`);
-    seen.add(id);
-  }
   return source;
 }
 
-/** A post's fields, checked; a StopError names the first post that lacks one. */
+/** A post's fields, checked; a StopError names the first post that lacks one or has a bad one. */
 function checkFields(/** @type {any} */ post, /** @type {string} */ label) {
   if (post === null || typeof post !== "object" || Array.isArray(post)) {
     throw new StopError(`${label} is not a JSON object`);
   }
+  const named = Number.isSafeInteger(post.id) ? `${label} (id ${post.id})` : label;
   const missing = ["id", "title", "content", ...TIMESTAMP_FIELDS].filter((key) => !(key in post));
-  const id = Number.isSafeInteger(post.id) ? ` (id ${post.id})` : "";
-  if (missing.length > 0) throw new StopError(`${label}${id} lacks ${missing.join(", ")}`);
-  if (!id || post.id < 1) {
+  if (missing.length > 0) throw new StopError(`${named} lacks ${missing.join(", ")}`);
+  if (named === label || post.id < 1) {
     throw new StopError(`${label} has id ${JSON.stringify(post.id)}, not a positive integer`);
   }
-  for (const key of ["title", "content"]) {
-    if (typeof post[key] !== "string") {
-      throw new StopError(`${label}${id} has a ${key} that is not text`);
-    }
-  }
-  for (const key of TIMESTAMP_FIELDS) {
-    if (post[key] !== null && typeof post[key] !== "string") {
-      throw new StopError(`${label}${id} has a ${key} that is neither text nor null`);
-    }
-  }
-  const { title, content, created_at, updated_at } = /** @type {ShownPost} */ (post);
-  return { id: /** @type {number} */ (post.id), title, content, created_at, updated_at };
+  const { id, title, content, created_at, updated_at } = post;
+  const notText = Object.entries({ title, content }).find(([, text]) => typeof text !== "string");
+  if (notText) throw new StopError(`${named} has a ${notText[0]} that is not text`);
+  const neither = Object.entries({ created_at, updated_at }).find(
+    ([, text]) => text !== null && typeof text !== "string",
+  );
+  if (neither) throw new StopError(`${named} has a ${neither[0]} that is neither text nor null`);
+  return /** @type {ShownPost} */ ({ id, title, content, created_at, updated_at });
 }
