@@ -71,7 +71,8 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
 const DELETE_FROM = 1_000_000;
 let lastDeleted = DELETE_FROM;
 const { small, listSmall } = TABLES;
-const create = (/** @type {number} */ i) => ({ title: `bench ${i}`, content: filler(i, 200) });
+const at = "2025-01-02T03:04:05.000Z";
+const SEEDED_AT = { created_at: at, updated_at: at };
 /** @typedef {import("../tests/helpers/api-event.mjs").EventOptions} Request */
 /** @returns {Request} */
 export const getPost = () => ({ method: "GET", postId: 1 });
@@ -81,7 +82,7 @@ export const getPost = () => ({ method: "GET", postId: 1 });
  * @type {Record<string, (i: number) => Request>}
  */
 export const REQUESTS = {
-  "create-post": (i) => ({ method: "POST", body: create(i) }),
+  "create-post": (i) => ({ method: "POST", body: { title: `bench ${i}`, content: text(i, 200) } }),
   "delete-post": () => ({ method: "DELETE", postId: ++lastDeleted }),
   "get-post": getPost,
   "list-posts": () => ({ method: "GET" }),
@@ -101,48 +102,33 @@ export function floorCall(floor, table, /** @type {Request} */ { method, postId,
 }
 
 /** ASCII text of exactly `length` characters, different for each seed. */
-function filler(/** @type {number} */ seed, /** @type {number} */ length) {
+function text(/** @type {number} */ seed, /** @type {number} */ length) {
   const words = `post ${seed} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
   return words.repeat(Math.ceil(length / words.length)).slice(0, length);
 }
 
-/** `count` seeded posts from id `from` up, each with `chars` characters of content. */
-function seedPosts(
-  /** @type {number} */ from,
-  /** @type {number} */ count,
-  /** @type {number} */ chars,
-) {
-  const at = "2025-01-02T03:04:05.000Z";
-  return Array.from({ length: count }, (_, i) => {
-    const id = from + i;
-    return { id, title: `Post ${id}`, content: filler(id, chars), created_at: at, updated_at: at };
-  });
-}
-
 /**
- * Creates each table `seeds` names (with its id counter) and puts its posts.
+ * Creates each table `seeds` names and puts its posts, 25 to a BatchWrite (what it takes).
  * @param {string} endpoint @param {Floor} floor
  * @param {[string, number, number, number][]} seeds table, first id, count, characters of content
  */
 export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seedBudgetMs) {
   const admin = local.localClient(endpoint);
-  try {
-    for (const table of new Set(seeds.map(([name]) => name))) await local.ensureTable(admin, table);
-  } finally {
-    admin.destroy();
-  }
+  for (const table of new Set(seeds.map(([name]) => name))) await local.ensureTable(admin, table);
+  admin.destroy();
   const deadline = performance.now() + budgetMs;
-  const bar = progress(
-    seeds.reduce((sum, [, , count]) => sum + count, 0),
-    "posts seeded",
-  );
+  const total = seeds.reduce((sum, [, , count]) => sum + count, 0);
+  const bar = progress(total, "posts seeded");
   try {
     for (const [table, from, count, chars] of seeds) {
-      // Batches of 25, what BatchWrite takes.
       for (let first = from; first < from + count; first += 25) {
         if (performance.now() > deadline) throw new Error("seeding ran out of time");
-        const posts = seedPosts(first, Math.min(25, from + count - first), chars);
-        await floor.batchPut(table, posts);
+        const ids = Array.from({ length: Math.min(25, from + count - first) }, (_, i) => first + i);
+        const posts = ids.map((id) => ({ id, title: `Post ${id}`, content: text(id, chars) }));
+        await floor.batchPut(
+          table,
+          posts.map((post) => ({ ...post, ...SEEDED_AT })),
+        );
         bar.tick(posts.length);
       }
     }
