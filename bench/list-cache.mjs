@@ -8,6 +8,7 @@ import { log, median, ratioRow, rounds, timed } from "./util.mjs";
 
 /** @typedef {import("./util.mjs").Row} Row */
 /** @typedef {import("./context.mjs").ApiEvent} ApiEvent */
+/** @typedef {import("../lib/http/stream.js").LambdaStreaming} LambdaStreaming */
 
 const MANY_WRITES = 100;
 /** What a list's context gives the handler: time left, as Lambda's does (the function's 180 s). */
@@ -16,57 +17,45 @@ const IDENTITY = apiEvent({ method: "GET", headers: { "accept-encoding": "identi
 const GZIP = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
 
 /**
- * A list instance streamed as on Lambda (lib/http/stream.ts), into a stream that keeps every piece
- * written: no network, no copy. It answers the prelude's status, the pieces, and the ReadUnits of
- * the request's log line (kept aside while it runs: the instance logs at info).
- * @returns {Promise<(event: ApiEvent) => Promise<{ statusCode: number, body: Buffer[], units: number }>>}
+ * A new list instance streamed as on Lambda (lib/http/stream.ts), into a stream that keeps every
+ * piece written: no network, no copy. Each list is timed and must answer 200, carrying `title`
+ * after a write if given; it reports the ReadUnits of the request's log line (kept aside while it
+ * runs: the instance logs at info).
  */
 async function importStreamed(/** @type {Record<string, string>} */ env) {
-  let status = 0;
+  let statusCode = 0;
+  /** @type {Parameters<LambdaStreaming["streamifyResponse"]>[0] | undefined} */
+  let run;
+  /** @type {LambdaStreaming} */
   const awslambda = {
-    streamifyResponse: (/** @type {Function} */ run) => async (/** @type {unknown} */ event) => {
-      const [body, lines] = [/** @type {Buffer[]} */ ([]), /** @type {string[]} */ ([])];
-      const [sink, write] = [
-        new Writable({ write: (c, _, done) => (body.push(c), done()) }),
-        process.stdout.write,
-      ];
-      process.stdout.write = /** @type {any} */ ((/** @type {string} */ line) => lines.push(line));
-      try {
-        await run(event, sink, LIST_CONTEXT);
-      } finally {
-        process.stdout.write = write;
-      }
-      const units = lines.map((line) => JSON.parse(line).ReadUnits).find((u) => u !== undefined);
-      return { statusCode: status, body, units: units ?? NaN };
-    },
-    HttpResponseStream: {
-      from: (/** @type {Writable} */ stream, /** @type {{ statusCode: number }} */ prelude) => {
-        status = prelude.statusCode;
-        return stream;
-      },
-    },
+    streamifyResponse: (handler) => (run = handler),
+    HttpResponseStream: { from: (stream, prelude) => ((statusCode = prelude.statusCode), stream) },
   };
   // Only while this bundle loads: it reads the global once, when it builds its handler.
   Object.assign(globalThis, { awslambda });
   try {
-    const info = { ...env, LOG_LEVEL: "info" };
-    return /** @type {any} */ (
-      await importHandler("list-posts", info, `streamed-${env.TABLE_NAME}`)
-    );
+    await importHandler("list-posts", { ...env, LOG_LEVEL: "info" }, `streamed-${env.TABLE_NAME}`);
   } finally {
     delete (/** @type {any} */ (globalThis).awslambda);
   }
-}
-
-/** One list, timed: a 200 that, after a write, carries `title` (or nothing was patched). */
-/** @param {Awaited<ReturnType<typeof importStreamed>>} list @param {ApiEvent} event */
-async function listOnce(list, event, title = "") {
-  const started = performance.now();
-  const { statusCode, body, units } = await list(event);
-  const ms = performance.now() - started;
-  if (statusCode !== 200) throw new Error(`the streamed list answered ${statusCode}`);
-  if (title && !Buffer.concat(body).includes(title)) throw new Error("the list missed a write");
-  return { ms, units };
+  return async (/** @type {ApiEvent} */ event, title = "") => {
+    const [body, write] = [/** @type {Buffer[]} */ ([]), process.stdout.write];
+    const sink = new Writable({ write: (chunk, _, done) => (body.push(chunk), done()) });
+    let units = NaN;
+    process.stdout.write = /** @type {any} */ (
+      (/** @type {string} */ line) => (units = JSON.parse(line).ReadUnits ?? units)
+    );
+    const started = performance.now();
+    try {
+      await run?.(event, sink, LIST_CONTEXT);
+    } finally {
+      process.stdout.write = write;
+    }
+    const ms = performance.now() - started;
+    if (statusCode !== 200) throw new Error(`the streamed list answered ${statusCode}`);
+    if (title && !Buffer.concat(body).includes(title)) throw new Error("the list missed a write");
+    return { ms, units };
+  };
 }
 
 /**
@@ -81,36 +70,33 @@ function listCacheSection(o) {
     title: `${o.key}: lists of ${o.posts} posts, unchanged and after writes, beside bare Scans`,
     optIn: o.seedBudgetMs !== undefined,
     async measure({ endpoint, floor }) {
-      if (o.seedBudgetMs) {
-        const seed = /** @type {const} */ ([o.table, 1, o.posts, LIMITS.list.contentChars]);
-        await seedTables(endpoint, floor, [[...seed]], o.seedBudgetMs);
-      }
+      /** @type {[string, number, number, number]} */
+      const seed = [o.table, 1, o.posts, LIMITS.list.contentChars];
+      if (o.seedBudgetMs) await seedTables(endpoint, floor, [seed], o.seedBudgetMs);
       // A new instance: its init reads the list (or, past its 2 s budget, leaves it to the first).
       const started = performance.now();
       const list = await importStreamed(lambdaEnv(endpoint, o.table));
       const initMs = performance.now() - started;
-      const firstMs = initMs + (await listOnce(list, IDENTITY)).ms;
+      const firstMs = initMs + (await list(IDENTITY)).ms;
       /** @type {Record<string, number[]>} */
       const runs = {};
       const keep = (/** @type {string} */ key, /** @type {{ ms: number, units?: number }} */ r) => {
         (runs[key] ??= []).push(r.ms);
         if (r.units !== undefined) (runs[`${key}Units`] ??= []).push(r.units);
       };
-      await rounds(o.warmLists, o.budgetMs, [0], async () =>
-        keep("warm", await listOnce(list, GZIP)),
-      );
+      await rounds(o.warmLists, o.budgetMs, [0], async () => keep("warm", await list(GZIP)));
       // Written through the floor, which advances the change marker as a handler's write does.
       const afterWrites = async (/** @type {string} */ key, /** @type {number} */ k, round = 0) => {
         const title = (/** @type {number} */ id) => `Post ${id}, ${key} ${round}`;
         for (let id = 1; id <= k; id++) await floor.update(o.table, id, { title: title(id) });
-        keep(key, await listOnce(list, IDENTITY, title(k)));
+        keep(key, await list(IDENTITY, title(k)));
         for (let id = 1; id <= k; id++)
           await floor.update(o.table, id, { title: `${title(id)}, gz` });
-        keep(`${key}Gzip`, await listOnce(list, GZIP));
+        keep(`${key}Gzip`, await list(GZIP));
       };
       log(`${o.key}: lists after 1 and ${MANY_WRITES} writes, beside bare Scans`);
       await rounds(o.rounds, o.budgetMs, [0], async (_, round) => {
-        keep("unchanged", await listOnce(list, IDENTITY));
+        keep("unchanged", await list(IDENTITY));
         await afterWrites("one", 1, round);
         keep("scan", { ms: await timed(() => floor.list(o.table)) });
       });
