@@ -73,62 +73,51 @@ async function startTls(/** @type {string} */ dynamoEndpoint) {
 /** @type {import("./context.mjs").Section} */
 export const coldStart = {
   title: `cold start, on Node ${RUNTIME_NODE_VERSION} (the functions' runtime)`,
-  /** Medians per variant (the floors and every handler), over the rounds run. */
+  /** Every run's timings per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
     const tls = await startTls(endpoint);
-    /** @returns {{ table: string, event: unknown, status: number | string, env?: object }} */
-    const coldCase = (/** @type {string} */ variant, /** @type {number} */ round) => {
-      // Its first request fetches the issuer's document and keys and checks the token's signature.
-      if (variant === "authorize-writes") {
-        const arn = "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post";
-        const event = { type: "TOKEN", authorizationToken: `Bearer ${tls.token}`, methodArn: arn };
-        const env = { AUTH_ISSUER_URL: tls.issuerUrl, AUTH_AUDIENCE: "blog" };
-        return { table: TABLES.small, event, status: "policy", env };
-      }
-      // A new list instance over the big table: its init builds the list. 10 MB of JSON is over
-      // Lambda's 6 MB answer, so it is asked for gzipped, as a client would.
-      if (variant === "list-posts") {
-        const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
-        return { table: TABLES.listBig, event, status: 200 };
-      }
-      const request = (REQUESTS[variant] ?? getPost)(round); // the floors are asked what get is
-      return { table: tableOf(variant), event: apiEvent(request), status: statusOf(request) };
-    };
+    // The authorizer's first request fetches the issuer's document and keys and checks the
+    // token's signature. A new list instance over the big table builds the list at init; 10 MB of
+    // JSON is over Lambda's 6 MB answer, so it is asked for gzipped, as a client would.
+    const arn = "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post";
+    const authorize = { type: "TOKEN", authorizationToken: `Bearer ${tls.token}`, methodArn: arn };
+    const authEnv = { AUTH_ISSUER_URL: tls.issuerUrl, AUTH_AUDIENCE: "blog" };
+    const list = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+    const trust = { NODE_EXTRA_CA_CERTS: tls.caFile };
     const node = installRuntimeNode();
     /** @type {Record<string, ColdRun[]>} */
     const runs = {};
     const { runs: count, budgetMs } = LIMITS.cold;
-    try {
-      const variants = [...Object.keys(FLOORS), ...handlerNames];
-      const done = await rounds(count, budgetMs, variants, async (variant, round) => {
-        const { table, event, status: due, env: more } = coldCase(variant, round);
-        const env = { ...lambdaEnv(tls.endpoint, table), NODE_EXTRA_CA_CERTS: tls.caFile, ...more };
-        const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
-        const args = [`${benchDir}/child.mjs`, module, JSON.stringify(event)];
-        const { status, ...timings } = await runNode(args, env, LIMITS.childTimeoutMs, node);
-        if (status !== due) throw new Error(`cold ${variant} answered ${status}`);
-        (runs[variant] ??= []).push(timings);
-      });
-      const fields = /** @type {const} */ (["answered", "init", "first", "whole"]);
-      /** The median of each field over `r`. @param {ColdRun[]} r */
-      const medians = (r) => Object.fromEntries(fields.map((k) => [k, median(r.map((x) => x[k]))]));
-      const summary = Object.entries(runs).map(([variant, r]) => [variant, medians(r)]);
-      return { rounds: done, summary: Object.fromEntries(summary) };
-    } finally {
-      tls.stop();
-    }
+    const variants = [...Object.keys(FLOORS), ...handlerNames];
+    const done = await rounds(count, budgetMs, variants, async (variant, round) => {
+      const request = (REQUESTS[variant] ?? getPost)(round); // the floors are asked what get is
+      const [event, due, more] =
+        variant === "authorize-writes"
+          ? [authorize, "policy", authEnv]
+          : variant === "list-posts"
+            ? [list, 200, { TABLE_NAME: TABLES.listBig }]
+            : [apiEvent(request), statusOf(request), {}];
+      const env = { ...lambdaEnv(tls.endpoint, tableOf(variant)), ...trust, ...more };
+      const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
+      const args = [`${benchDir}/child.mjs`, module, JSON.stringify(event)];
+      const { status, ...timings } = await runNode(args, env, LIMITS.childTimeoutMs, node);
+      if (status !== due) throw new Error(`cold ${variant} answered ${status}`);
+      (runs[variant] ??= []).push(timings);
+    });
+    tls.stop();
+    return { rounds: done, runs };
   },
   /**
    * Each variant against its floor; the first invoke after init also against the warm median
    * (the list's over 10,000 posts, as its cold start reads) when that ran: init's work should
    * leave the first request costing about what a warm one does.
-   * @param {{ rounds: number, summary: Record<string, ColdRun> }} cold
+   * @param {{ rounds: number, runs: Record<string, ColdRun[]> }} cold
    * @param {Record<string, any>} results
    */
-  rows({ rounds: count, summary }, results) {
+  rows({ rounds: count, runs }, results) {
     const start = `cold start on Node ${RUNTIME_NODE_VERSION}, process start to answer`;
     const of = (/** @type {string} */ variant, /** @type {keyof ColdRun} */ key) =>
-      summary[variant]?.[key] ?? NaN;
+      median(runs[variant]?.map((run) => run[key]) ?? []);
     /** @type {(name: string) => number | undefined} */
     const warm = (name) =>
       name === "list-posts" ? results.listCache?.warm : results.warm?.[name]?.p50;
