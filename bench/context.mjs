@@ -82,7 +82,7 @@ export const getPost = () => ({ method: "GET", postId: 1 });
  * @type {Record<string, (i: number) => Request>}
  */
 export const REQUESTS = {
-  "create-post": (i) => ({ method: "POST", body: { title: `bench ${i}`, content: text(i, 200) } }),
+  "create-post": (i) => ({ method: "POST", body: { ...postText(i, 200), title: `bench ${i}` } }),
   "delete-post": () => ({ method: "DELETE", postId: ++lastDeleted }),
   "get-post": getPost,
   "list-posts": () => ({ method: "GET" }),
@@ -101,10 +101,11 @@ export function floorCall(floor, table, /** @type {Request} */ { method, postId,
   return postId === undefined ? floor.list(table) : floor.get(table, id);
 }
 
-/** ASCII text of exactly `length` characters, different for each seed. */
-function text(/** @type {number} */ seed, /** @type {number} */ length) {
-  const words = `post ${seed} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
-  return words.repeat(Math.ceil(length / words.length)).slice(0, length);
+/** Post `id`'s title and ASCII content of exactly `chars` characters, different for each id. */
+function postText(/** @type {number} */ id, /** @type {number} */ chars) {
+  const words = `post ${id} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
+  const content = words.repeat(Math.ceil(chars / words.length)).slice(0, chars);
+  return { title: `Post ${id}`, content };
 }
 
 /**
@@ -124,11 +125,8 @@ export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seedB
       for (let first = from; first < from + count; first += 25) {
         if (performance.now() > deadline) throw new Error("seeding ran out of time");
         const ids = Array.from({ length: Math.min(25, from + count - first) }, (_, i) => first + i);
-        const posts = ids.map((id) => ({ id, title: `Post ${id}`, content: text(id, chars) }));
-        await floor.batchPut(
-          table,
-          posts.map((post) => ({ ...post, ...SEEDED_AT })),
-        );
+        const posts = ids.map((id) => ({ id, ...postText(id, chars), ...SEEDED_AT }));
+        await floor.batchPut(table, posts);
         bar.tick(posts.length);
       }
     }
