@@ -59,16 +59,12 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
 
 export type Floor = ReturnType<typeof createFloor>;
 
-let forHandler: Floor | undefined;
-
 /**
  * Cold-start floor with the SDK: the get handler's storage call (post 1 of TABLE_NAME) with no
- * handler around it, to tell the SDK's share of a cold start from ours.
+ * handler around it, to tell the SDK's share of a cold start from ours. A process calls it once.
  */
 export const handler = async () => {
-  const { AWS_ENDPOINT_URL_DYNAMODB: endpoint = "", AWS_REGION: region = "us-east-1" } =
-    process.env;
-  forHandler ??= createFloor({ endpoint, region });
-  const item = await forHandler.get(process.env.TABLE_NAME ?? "", 1);
+  const { AWS_ENDPOINT_URL_DYNAMODB: endpoint = "", AWS_REGION: region = "" } = process.env;
+  const item = await createFloor({ endpoint, region }).get(process.env.TABLE_NAME ?? "", 1);
   return { statusCode: item ? 200 : 404, body: JSON.stringify(item ?? {}) };
 };
