@@ -19,8 +19,7 @@ export const warm = {
     for (const [name, request] of Object.entries(REQUESTS)) {
       const handler = await importHandler(name, lambdaEnv(endpoint, tableOf(name)));
       const floor = await importFloor(endpoint, `for=${name}`);
-      /** @type {Record<"handler" | "direct", number[]>} */
-      const times = { handler: [], direct: [] };
+      const times = { handler: /** @type {number[]} */ ([]), direct: /** @type {number[]} */ ([]) };
       const sides = /** @type {const} */ (["handler", "direct"]);
       const done = await rounds(warmup + count, budgetMs, [...sides], async (side, i) => {
         // The handler's event is built before the clock starts.
