@@ -30,9 +30,8 @@ export async function rounds(count, budgetMs, items, task) {
   const deadline = performance.now() + budgetMs;
   let round = 0;
   for (; round < count && performance.now() < deadline; round++) {
-    for (let k = 0; k < items.length; k++) {
-      await task(/** @type {T} */ (items[(round + k) % items.length]), round);
-    }
+    const turn = round % items.length;
+    for (const item of [...items.slice(turn), ...items.slice(0, turn)]) await task(item, round);
   }
   return round;
 }
