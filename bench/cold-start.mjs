@@ -12,17 +12,14 @@ import { handlerNames as allHandlerNames } from "../scripts/build.mjs";
 import { RUNTIME_NODE_VERSION, installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { LIMITS, REQUESTS, TABLES, benchDir, lambdaEnv, staging } from "./context.mjs";
-import { getPost, statusOf, tableOf } from "./context.mjs";
+import { statusOf, tableOf } from "./context.mjs";
 import { median, ratioRow, rounds, runNode } from "./util.mjs";
-
-/** @typedef {import("./util.mjs").Row} Row */
 
 /** The functions that answer requests; the events' functions read a stream or a queue instead. */
 const handlerNames = allHandlerNames.filter((name) => !/^(publish|deliver)-/.test(name));
 /** @typedef {{ answered: number, init: number, first: number, whole: number }} ColdRun */
 
-// The floors: an empty handler module, and the get handler's storage call with no handler
-// around it.
+// The floors: an empty handler, and the get handler's storage call with no handler around it.
 const [EMPTY, SDK] = ["empty handler", "bare SDK GetItem (no handler)"];
 /** @type {Record<string, string>} */
 const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/floor/index.mjs` };
@@ -62,10 +59,8 @@ async function startTls(/** @type {string} */ dynamoEndpoint) {
   });
   const [endpoint, issuerUrl] = [await listen(front), await listen(issuer)];
   const claims = { scope: "posts/write", iss: issuerUrl, aud: "blog", sub: "bench" };
-  const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: "RS256", kid: "bench" })
-    .setExpirationTime("1h")
-    .sign(keys.privateKey);
+  const signer = new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "bench" });
+  const token = await signer.setExpirationTime("1h").sign(keys.privateKey);
   const stop = () => (front.close(), issuer.closeAllConnections(), issuer.close());
   return { endpoint, issuerUrl, caFile, token, stop };
 }
@@ -90,7 +85,7 @@ export const coldStart = {
     const { runs: count, budgetMs } = LIMITS.cold;
     const variants = [...Object.keys(FLOORS), ...handlerNames];
     const done = await rounds(count, budgetMs, variants, async (variant, round) => {
-      const request = (REQUESTS[variant] ?? getPost)(round); // the floors are asked what get is
+      const request = (REQUESTS[variant] ?? REQUESTS["get-post"])(round); // floors: what get is
       const [event, due, more] =
         variant === "authorize-writes"
           ? [authorize, "policy", authEnv]
@@ -111,8 +106,7 @@ export const coldStart = {
    * Each variant against its floor; the first invoke after init also against the warm median
    * (the list's over 10,000 posts, as its cold start reads) when that ran: init's work should
    * leave the first request costing about what a warm one does.
-   * @param {{ rounds: number, runs: Record<string, ColdRun[]> }} cold
-   * @param {Record<string, any>} results
+   * @param {{ rounds: number, runs: Record<string, ColdRun[]> }} cold @param {Record<string, any>} results
    */
   rows({ rounds: count, runs }, results) {
     const start = `cold start on Node ${RUNTIME_NODE_VERSION}, process start to answer`;
@@ -121,10 +115,8 @@ export const coldStart = {
     /** @type {(name: string) => number | undefined} */
     const warm = (name) =>
       name === "list-posts" ? results.listCache?.warm : results.warm?.[name]?.p50;
-    /**
-     * Each handler's `key` against a floor variant's, or against `floor(name)` where it is known.
-     * @type {(metric: string, key: keyof ColdRun, floor: string | typeof warm, target?: string, names?: string[]) => Row[]}
-     */
+    // Each handler's `key` against a floor variant's, or against `floor(name)` where it is known.
+    /** @type {(metric: string, key: keyof ColdRun, floor: string | typeof warm, target?: string, names?: string[]) => import("./util.mjs").Row[]} */
     const each = (metric, key, floor, target, names = handlerNames) =>
       names.flatMap((name) => {
         const base = typeof floor === "string" ? of(floor, key) : floor(name);

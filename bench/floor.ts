@@ -34,17 +34,11 @@ export function createFloor({ endpoint, region }: { endpoint: string; region: st
       await table(name).delete(id);
       await advance(name, id);
     },
-    /** The read units of one consistent Scan of the whole table, as DynamoDB reports them. */
-    scanUnits: async (name: string) => {
-      const counts: StorageCounts = {};
-      await metered(counts, () => table(name).scanPages(() => {}));
-      return counts.ReadUnits ?? 0;
-    },
-    /** Every post, ascending by id, from every Scan page (no JSON, no cache). */
+    /** Every post, ascending by id, from a Scan (no JSON, no cache), and its read units. */
     list: async (name: string) => {
-      const posts: Post[] = [];
-      await table(name).scanPages((page) => posts.push(...page));
-      return posts.sort((a, b) => a.id - b.id);
+      const [posts, counts]: [Post[], StorageCounts] = [[], {}];
+      await metered(counts, () => table(name).scanPages((page) => posts.push(...page)));
+      return { posts: posts.sort((a, b) => a.id - b.id), units: counts.ReadUnits ?? 0 };
     },
     /** Seeds up to 25 posts in one BatchWrite (not a handler's call). */
     batchPut: async (name: string, posts: Post[]) => {

@@ -4,7 +4,7 @@
 import { Writable } from "node:stream";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { LIMITS, TABLES, importHandler, lambdaEnv, seedTables } from "./context.mjs";
-import { log, median, ratioRow, rounds, timed } from "./util.mjs";
+import { log, median, ratioRow, rounds } from "./util.mjs";
 
 /** @typedef {import("./util.mjs").Row} Row */
 /** @typedef {import("./context.mjs").ApiEvent} ApiEvent */
@@ -17,10 +17,9 @@ const IDENTITY = apiEvent({ method: "GET", headers: { "accept-encoding": "identi
 const GZIP = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
 
 /**
- * A new list instance streamed as on Lambda (lib/http/stream.ts), into a stream that keeps every
- * piece written: no network, no copy. Each list is timed and must answer 200, carrying `title`
- * after a write if given; it reports the ReadUnits of the request's log line (kept aside while it
- * runs: the instance logs at info).
+ * A new list instance streamed as on Lambda (lib/http/stream.ts) into a stream keeping every piece
+ * written: no network, no copy. Each list is timed, must answer 200 (with `title` after a write),
+ * and reports its log line's ReadUnits (kept aside while it runs: the instance logs at info).
  */
 async function importStreamed(/** @type {Record<string, string>} */ env) {
   let statusCode = 0;
@@ -33,11 +32,8 @@ async function importStreamed(/** @type {Record<string, string>} */ env) {
   };
   // Only while this bundle loads: it reads the global once, when it builds its handler.
   Object.assign(globalThis, { awslambda });
-  try {
-    await importHandler("list-posts", { ...env, LOG_LEVEL: "info" }, `streamed-${env.TABLE_NAME}`);
-  } finally {
-    delete (/** @type {any} */ (globalThis).awslambda);
-  }
+  await importHandler("list-posts", { ...env, LOG_LEVEL: "info" }, `streamed-${env.TABLE_NAME}`);
+  delete (/** @type {any} */ (globalThis).awslambda);
   return async (/** @type {ApiEvent} */ event, title = "") => {
     const [body, write] = [/** @type {Buffer[]} */ ([]), process.stdout.write];
     const sink = new Writable({ write: (chunk, _, done) => (body.push(chunk), done()) });
@@ -59,23 +55,23 @@ async function importStreamed(/** @type {Record<string, string>} */ env) {
 }
 
 /**
- * The list cache over `posts` posts of `table`, seeded by the section when `seedBudgetMs` is given;
- * `rounds` of lists after 1 write and `manyRounds` after 100; the targets hold at 10,000 posts.
- * @param {{ key: string, table: string, posts: number, warmLists: number, rounds: number, manyRounds: number, budgetMs: number, seedBudgetMs?: number }} o
+ * The list cache over `posts` posts of `table`, with LIMITS[section]'s counts and budgets; one that
+ * seeds its own table (within `seedMs`) runs only when named. The targets hold at 10,000 posts.
+ * @param {"listCache" | "listCacheLarge"} section @param {string} table @param {number} posts
  * @returns {import("./context.mjs").Section}
  */
-function listCacheSection(o) {
-  const name = `list ${o.posts}`;
+function listCacheSection(section, table, posts) {
+  /** @type {{ warmLists: number, rounds: number, manyRounds: number, budgetMs: number, seedMs?: number }} */
+  const o = LIMITS[section];
+  const name = `list ${posts}`;
   return {
-    title: `${o.key}: lists of ${o.posts} posts, unchanged and after writes, beside bare Scans`,
-    optIn: o.seedBudgetMs !== undefined,
+    title: `${section}: lists of ${posts} posts, unchanged and after writes, beside bare Scans`,
+    optIn: o.seedMs !== undefined,
     async measure({ endpoint, floor }) {
-      /** @type {[string, number, number, number]} */
-      const seed = [o.table, 1, o.posts, LIMITS.list.contentChars];
-      if (o.seedBudgetMs) await seedTables(endpoint, floor, [seed], o.seedBudgetMs);
+      if (o.seedMs) await seedTables(endpoint, floor, [[table, 1, posts]], o.seedMs);
       // A new instance: its init reads the list (or, past its 2 s budget, leaves it to the first).
       const started = performance.now();
-      const list = await importStreamed(lambdaEnv(endpoint, o.table));
+      const list = await importStreamed(lambdaEnv(endpoint, table));
       const initMs = performance.now() - started;
       const firstMs = initMs + (await list(IDENTITY)).ms;
       /** @type {Record<string, number[]>} */
@@ -88,29 +84,30 @@ function listCacheSection(o) {
       // Written through the floor, which advances the change marker as a handler's write does.
       const afterWrites = async (/** @type {string} */ key, /** @type {number} */ k, round = 0) => {
         const title = (/** @type {number} */ id) => `Post ${id}, ${key} ${round}`;
-        for (let id = 1; id <= k; id++) await floor.update(o.table, id, { title: title(id) });
+        for (let id = 1; id <= k; id++) await floor.update(table, id, { title: title(id) });
         keep(key, await list(IDENTITY, title(k)));
         for (let id = 1; id <= k; id++)
-          await floor.update(o.table, id, { title: `${title(id)}, gz` });
+          await floor.update(table, id, { title: `${title(id)}, gz` });
         keep(`${key}Gzip`, await list(GZIP));
       };
-      log(`${o.key}: lists after 1 and ${MANY_WRITES} writes, beside bare Scans`);
+      log(`${section}: lists after 1 and ${MANY_WRITES} writes, beside bare Scans`);
       await rounds(o.rounds, o.budgetMs, [0], async (_, round) => {
         keep("unchanged", await list(IDENTITY));
         await afterWrites("one", 1, round);
-        keep("scan", { ms: await timed(() => floor.list(o.table)) });
+        const started = performance.now();
+        const { units } = await floor.list(table);
+        keep("scan", { ms: performance.now() - started, units });
       });
       await rounds(o.manyRounds, o.budgetMs, [0], (_, round) =>
         afterWrites("many", MANY_WRITES, round),
       );
       const medians = Object.entries(runs).map(([key, values]) => [key, median(values)]);
       const counts = Object.entries(runs).map(([key, values]) => [`${key}Runs`, values.length]);
-      const scanUnits = await floor.scanUnits(o.table);
-      return { initMs, firstMs, scanUnits, ...Object.fromEntries([...medians, ...counts]) };
+      return { initMs, firstMs, ...Object.fromEntries([...medians, ...counts]) };
     },
     rows(/** @type {any} */ r) {
       const at10k = (/** @type {string} */ target) =>
-        o.posts === LIMITS.list.posts ? target : "info";
+        posts === LIMITS.list.posts ? target : "info";
       /** @type {(metric: string, value: number, floor: number, target?: string, unit?: string) => Row} */
       const row = (metric, value, floor, target, unit = "ms") =>
         ratioRow(metric, "list-posts", value, floor, unit, target);
@@ -138,23 +135,5 @@ function listCacheSection(o) {
   };
 }
 
-export const listCache = listCacheSection({
-  key: "listCache",
-  table: TABLES.listBig,
-  posts: LIMITS.list.posts,
-  warmLists: 300,
-  rounds: 5,
-  manyRounds: 3,
-  budgetMs: 60_000,
-});
-
-export const listCacheLarge = listCacheSection({
-  key: "listCacheLarge",
-  table: "bench-list-100k",
-  posts: 100_000,
-  warmLists: 20,
-  rounds: 3,
-  manyRounds: 2,
-  budgetMs: 300_000,
-  seedBudgetMs: 900_000,
-});
+export const listCache = listCacheSection("listCache", TABLES.listBig, LIMITS.list.posts);
+export const listCacheLarge = listCacheSection("listCacheLarge", "bench-list-100k", 100_000);
