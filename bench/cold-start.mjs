@@ -85,7 +85,8 @@ export const coldStart = {
     const { runs: count, budgetMs } = LIMITS.cold;
     const variants = [...Object.keys(FLOORS), ...handlerNames];
     const done = await rounds(count, budgetMs, variants, async (variant, round) => {
-      const request = (REQUESTS[variant] ?? REQUESTS["get-post"])(round); // floors: what get is
+      // The floors are asked what get is.
+      const request = (REQUESTS[variant] ?? REQUESTS["get-post"])(round);
       const [event, due, more] =
         variant === "authorize-writes"
           ? [authorize, "policy", authEnv]

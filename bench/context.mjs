@@ -14,7 +14,7 @@ import * as local from "../scripts/lib/dynamodb-local.mjs";
  * @typedef {{ title: string, optIn?: boolean, measure(ctx: { endpoint: string, floor: Floor }): Promise<any>, rows(result: any, results: Record<string, any>): import("./util.mjs").Row[] }} Section
  */
 
-export const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("..", import.meta.url));
 export const benchDir = `${root}bench`;
 /** Where the bench builds; removed however the run ends. */
 export const staging = `${root}dist/.bench-${process.pid}`;

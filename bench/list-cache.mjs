@@ -106,8 +106,7 @@ function listCacheSection(section, table, posts) {
       return { initMs, firstMs, ...Object.fromEntries([...medians, ...counts]) };
     },
     rows(/** @type {any} */ r) {
-      const at10k = (/** @type {string} */ target) =>
-        posts === LIMITS.list.posts ? target : "info";
+      const at10k = (/** @type {string} */ goal) => (posts === LIMITS.list.posts ? goal : "info");
       /** @type {(metric: string, value: number, floor: number, target?: string, unit?: string) => Row} */
       const row = (metric, value, floor, target, unit = "ms") =>
         ratioRow(metric, "list-posts", value, floor, unit, target);
