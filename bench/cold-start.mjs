@@ -12,17 +12,14 @@ import { handlerNames as allHandlerNames } from "../scripts/build.mjs";
 import { RUNTIME_NODE_VERSION, installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { LIMITS, REQUESTS, TABLES, benchDir, lambdaEnv, staging } from "./context.mjs";
-import { getPost, statusOf, tableOf } from "./context.mjs";
+import { statusOf, tableOf } from "./context.mjs";
 import { median, ratioRow, rounds, runNode } from "./util.mjs";
-
-/** @typedef {import("./util.mjs").Row} Row */
 
 /** The functions that answer requests; the events' functions read a stream or a queue instead. */
 const handlerNames = allHandlerNames.filter((name) => !/^(publish|deliver)-/.test(name));
 /** @typedef {{ answered: number, init: number, first: number, whole: number }} ColdRun */
 
-// The floors: an empty handler module, and the get handler's storage call with no handler
-// around it.
+// The floors: an empty handler, and the get handler's storage call with no handler around it.
 const [EMPTY, SDK] = ["empty handler", "bare SDK GetItem (no handler)"];
 /** @type {Record<string, string>} */
 const FLOORS = { [EMPTY]: `${benchDir}/empty-handler.mjs`, [SDK]: `${staging}/floor/index.mjs` };
@@ -51,26 +48,19 @@ async function startTls(/** @type {string} */ dynamoEndpoint) {
     socket.pipe(upstream).pipe(socket);
     for (const side of [socket, upstream]) side.once("error", end).once("close", end);
   });
-  // The issuer's discovery document and keys, which the authorizer fetches at its first request.
+  // The issuer's keys at /jwks and its discovery document at any other path, which the
+  // authorizer fetches at its first request.
   const keys = await generateKeyPair("RS256");
   const jwk = { ...(await exportJWK(keys.publicKey)), kid: "bench", alg: "RS256", use: "sig" };
-  /** @type {Record<string, unknown>} */
-  const documents = { "/jwks": { keys: [jwk] } };
-  const issuer = createHttpsServer(tls, (request, response) => {
-    const body = documents[request.url ?? ""];
-    response.writeHead(body ? 200 : 404, { "content-type": "application/json" });
-    response.end(JSON.stringify(body ?? {}));
+  const issuer = createHttpsServer(tls, ({ url, headers }, response) => {
+    const at = `https://${headers.host}`;
+    const body = url === "/jwks" ? { keys: [jwk] } : { issuer: at, jwks_uri: `${at}/jwks` };
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
   });
   const [endpoint, issuerUrl] = [await listen(front), await listen(issuer)];
-  documents["/.well-known/openid-configuration"] = {
-    issuer: issuerUrl,
-    jwks_uri: `${issuerUrl}/jwks`,
-  };
   const claims = { scope: "posts/write", iss: issuerUrl, aud: "blog", sub: "bench" };
-  const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: "RS256", kid: "bench" })
-    .setExpirationTime("1h")
-    .sign(keys.privateKey);
+  const signer = new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "bench" });
+  const token = await signer.setExpirationTime("1h").sign(keys.privateKey);
   const stop = () => (front.close(), issuer.closeAllConnections(), issuer.close());
   return { endpoint, issuerUrl, caFile, token, stop };
 }
@@ -78,87 +68,68 @@ async function startTls(/** @type {string} */ dynamoEndpoint) {
 /** @type {import("./context.mjs").Section} */
 export const coldStart = {
   title: `cold start, on Node ${RUNTIME_NODE_VERSION} (the functions' runtime)`,
-  /** Medians per variant (the floors and every handler), over the rounds run. */
+  /** Every run's timings per variant (the floors and every handler), over the rounds run. */
   async measure({ endpoint }) {
     const tls = await startTls(endpoint);
-    /** @returns {{ table: string, event: unknown, status: number | string, env?: object }} */
-    const coldCase = (/** @type {string} */ variant, /** @type {number} */ round) => {
-      // Its first request fetches the issuer's document and keys and checks the token's signature.
-      if (variant === "authorize-writes") {
-        const arn = "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post";
-        const event = { type: "TOKEN", authorizationToken: `Bearer ${tls.token}`, methodArn: arn };
-        const env = { AUTH_ISSUER_URL: tls.issuerUrl, AUTH_AUDIENCE: "blog" };
-        return { table: TABLES.small, event, status: "policy", env };
-      }
-      // A new list instance over the big table: its init builds the list. 10 MB of JSON is over
-      // Lambda's 6 MB answer, so it is asked for gzipped, as a client would.
-      if (variant === "list-posts") {
-        const event = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
-        return { table: TABLES.listBig, event, status: 200 };
-      }
-      const request = (REQUESTS[variant] ?? getPost)(round); // the floors are asked what get is
-      return { table: tableOf(variant), event: apiEvent(request), status: statusOf(request) };
-    };
+    // The authorizer's first request fetches the issuer's document and keys and checks the
+    // token's signature. A new list instance over the big table builds the list at init; 10 MB of
+    // JSON is over Lambda's 6 MB answer, so it is asked for gzipped, as a client would.
+    const arn = "arn:aws:execute-api:us-east-1:123456789012:api/bench/POST/api/post";
+    const authorize = { type: "TOKEN", authorizationToken: `Bearer ${tls.token}`, methodArn: arn };
+    const authEnv = { AUTH_ISSUER_URL: tls.issuerUrl, AUTH_AUDIENCE: "blog" };
+    const list = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+    const trust = { NODE_EXTRA_CA_CERTS: tls.caFile };
     const node = installRuntimeNode();
     /** @type {Record<string, ColdRun[]>} */
     const runs = {};
     const { runs: count, budgetMs } = LIMITS.cold;
-    try {
-      const variants = [...Object.keys(FLOORS), ...handlerNames];
-      const done = await rounds(count, budgetMs, variants, async (variant, round) => {
-        const { table, event, status: due, env: more } = coldCase(variant, round);
-        const env = { ...lambdaEnv(tls.endpoint, table), NODE_EXTRA_CA_CERTS: tls.caFile, ...more };
-        const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
-        const args = [`${benchDir}/child.mjs`, module, JSON.stringify(event)];
-        const { status, ...timings } = await runNode(args, env, LIMITS.childTimeoutMs, node);
-        if (status !== due) throw new Error(`cold ${variant} answered ${status}`);
-        (runs[variant] ??= []).push(timings);
-      });
-      const fields = /** @type {const} */ (["answered", "init", "first", "whole"]);
-      /** The median of each field over `r`. @param {ColdRun[]} r */
-      const medians = (r) => Object.fromEntries(fields.map((k) => [k, median(r.map((x) => x[k]))]));
-      const summary = Object.entries(runs).map(([variant, r]) => [variant, medians(r)]);
-      return { rounds: done, summary: Object.fromEntries(summary) };
-    } finally {
-      tls.stop();
-    }
+    const variants = [...Object.keys(FLOORS), ...handlerNames];
+    const done = await rounds(count, budgetMs, variants, async (variant, round) => {
+      // The floors are asked what get is.
+      const request = (REQUESTS[variant] ?? REQUESTS["get-post"])(round);
+      const [event, due, more] =
+        variant === "authorize-writes"
+          ? [authorize, "policy", authEnv]
+          : variant === "list-posts"
+            ? [list, 200, { TABLE_NAME: TABLES.listBig }]
+            : [apiEvent(request), statusOf(request), {}];
+      const env = { ...lambdaEnv(tls.endpoint, tableOf(variant)), ...trust, ...more };
+      const module = FLOORS[variant] ?? `${staging}/${variant}/index.mjs`;
+      const args = [`${benchDir}/child.mjs`, module, JSON.stringify(event)];
+      const { status, ...timings } = await runNode(args, env, LIMITS.childTimeoutMs, node);
+      if (status !== due) throw new Error(`cold ${variant} answered ${status}`);
+      (runs[variant] ??= []).push(timings);
+    });
+    tls.stop();
+    return { rounds: done, runs };
   },
   /**
    * Each variant against its floor; the first invoke after init also against the warm median
    * (the list's over 10,000 posts, as its cold start reads) when that ran: init's work should
    * leave the first request costing about what a warm one does.
-   * @param {{ rounds: number, summary: Record<string, ColdRun> }} cold
-   * @param {Record<string, any>} results
+   * @param {{ rounds: number, runs: Record<string, ColdRun[]> }} cold @param {Record<string, any>} results
    */
-  rows({ rounds: count, summary }, results) {
+  rows({ rounds: count, runs }, results) {
     const start = `cold start on Node ${RUNTIME_NODE_VERSION}, process start to answer`;
     const of = (/** @type {string} */ variant, /** @type {keyof ColdRun} */ key) =>
-      summary[variant]?.[key] ?? NaN;
-    /** @typedef {(name: string, key: keyof ColdRun) => number} Floor */
-    /** @type {(metric: string, names: string[], key: keyof ColdRun, floor: Floor, target?: string) => Row[]} */
-    const each = (metric, names, key, floor, target) =>
-      names.map((name) => ratioRow(metric, name, of(name, key), floor(name, key), "ms", target));
-    const variant = (/** @type {string} */ floor) =>
-      /** @type {Floor} */ ((_, key) => of(floor, key));
-    /** @type {(name: string) => number} */
+      median(runs[variant]?.map((run) => run[key]) ?? []);
+    /** @type {(name: string) => number | undefined} */
     const warm = (name) =>
       name === "list-posts" ? results.listCache?.warm : results.warm?.[name]?.p50;
-    const all = handlerNames;
+    // Each handler's `key` against a floor variant's, or against `floor(name)` where it is known.
+    /** @type {(metric: string, key: keyof ColdRun, floor: string | typeof warm, target?: string, names?: string[]) => import("./util.mjs").Row[]} */
+    const each = (metric, key, floor, target, names = handlerNames) =>
+      names.flatMap((name) => {
+        const base = typeof floor === "string" ? of(floor, key) : floor(name);
+        return base === undefined ? [] : ratioRow(metric, name, of(name, key), base, "ms", target);
+      });
     return [
-      ...each(`${start} (median of ${count})`, all, "answered", variant(EMPTY), "<= 1.8x"),
-      ...each("cold: init (import + top-level await; vs empty)", all, "init", variant(EMPTY)),
-      ...each("cold: first invoke after init (vs whole)", all, "first", (name) =>
-        of(name, "whole"),
-      ),
-      ...each(
-        "cold: first invoke after init (vs warm p50)",
-        all.filter(warm),
-        "first",
-        warm,
-        "<= 2x",
-      ),
-      ...each(start, [SDK], "answered", variant(EMPTY)),
-      ...each("cold start vs bare SDK GetItem", all, "answered", variant(SDK)),
+      ...each(`${start} (median of ${count})`, "answered", EMPTY, "<= 1.8x"),
+      ...each("cold: init (import + top-level await; vs empty)", "init", EMPTY),
+      ...each("cold: first invoke after init (vs whole)", "first", (name) => of(name, "whole")),
+      ...each("cold: first invoke after init (vs warm p50)", "first", warm, "<= 2x"),
+      ...each(start, "answered", EMPTY, "info", [SDK]),
+      ...each("cold start vs bare SDK GetItem", "answered", SDK),
     ];
   },
 };

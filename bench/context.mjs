@@ -11,22 +11,24 @@ import * as local from "../scripts/lib/dynamodb-local.mjs";
  * A part of the bench, run on DynamoDB Local: `measure` returns what results.json keeps, `rows`
  * turns that (and the other sections' results) into lines of the table. One marked `optIn` runs
  * only when --only names it.
- * @typedef {{ endpoint: string, floor: Floor }} Context
- * @typedef {{ title: string, optIn?: boolean, measure(ctx: Context): Promise<any>, rows(result: any, results: Record<string, any>): import("./util.mjs").Row[] }} Section
+ * @typedef {{ title: string, optIn?: boolean, measure(ctx: { endpoint: string, floor: Floor }): Promise<any>, rows(result: any, results: Record<string, any>): import("./util.mjs").Row[] }} Section
  */
 
-export const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("..", import.meta.url));
 export const benchDir = `${root}bench`;
 /** Where the bench builds; removed however the run ends. */
 export const staging = `${root}dist/.bench-${process.pid}`;
 
-/** Counts and time budgets; the sum of the budgets keeps a run well under five minutes. */
+/** Counts and time budgets; those of the sections run by default sum to well under five minutes. */
 export const LIMITS = {
   childTimeoutMs: 30_000,
   cold: { runs: 20, budgetMs: 75_000 },
   warm: { warmup: 100, iterations: 400, budgetMsPerHandler: 7_000 },
   list: { posts: 10_000, contentChars: 930 },
   seedBudgetMs: 60_000,
+  // Warm unchanged lists, then rounds after 1 write and after 100; the large one seeds its table.
+  listCache: { warmLists: 300, rounds: 5, manyRounds: 3, budgetMs: 60_000 },
+  listCacheLarge: { warmLists: 20, rounds: 3, manyRounds: 2, budgetMs: 300_000, seedMs: 900_000 },
 };
 
 export const TABLES = {
@@ -71,19 +73,18 @@ export async function importFloor(/** @type {string} */ endpoint, instance = "")
 const DELETE_FROM = 1_000_000;
 let lastDeleted = DELETE_FROM;
 const { small, listSmall } = TABLES;
-const create = (/** @type {number} */ i) => ({ title: `bench ${i}`, content: filler(i, 200) });
+const at = "2025-01-02T03:04:05.000Z";
+const SEEDED_AT = { created_at: at, updated_at: at };
 /** @typedef {import("../tests/helpers/api-event.mjs").EventOptions} Request */
-/** @returns {Request} */
-export const getPost = () => ({ method: "GET", postId: 1 });
 /**
  * The i-th request each handler is asked, on TABLES.small (the list on TABLES.listSmall); the
  * floor makes the storage calls of the same request (floorCall).
- * @type {Record<string, (i: number) => Request>}
+ * @type {Record<string, (i: number) => Request> & Record<"get-post", (i: number) => Request>}
  */
 export const REQUESTS = {
-  "create-post": (i) => ({ method: "POST", body: create(i) }),
+  "create-post": (i) => ({ method: "POST", body: { ...postText(i, 200), title: `bench ${i}` } }),
   "delete-post": () => ({ method: "DELETE", postId: ++lastDeleted }),
-  "get-post": getPost,
+  "get-post": () => ({ method: "GET", postId: 1 }),
   "list-posts": () => ({ method: "GET" }),
   "update-post": (i) => ({ method: "PUT", postId: 2, body: { title: `bench ${i}` } }),
 };
@@ -100,48 +101,31 @@ export function floorCall(floor, table, /** @type {Request} */ { method, postId,
   return postId === undefined ? floor.list(table) : floor.get(table, id);
 }
 
-/** ASCII text of exactly `length` characters, different for each seed. */
-function filler(/** @type {number} */ seed, /** @type {number} */ length) {
-  const words = `post ${seed} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
-  return words.repeat(Math.ceil(length / words.length)).slice(0, length);
-}
-
-/** `count` seeded posts from id `from` up, each with `chars` characters of content. */
-function seedPosts(
-  /** @type {number} */ from,
-  /** @type {number} */ count,
-  /** @type {number} */ chars,
-) {
-  const at = "2025-01-02T03:04:05.000Z";
-  return Array.from({ length: count }, (_, i) => {
-    const id = from + i;
-    return { id, title: `Post ${id}`, content: filler(id, chars), created_at: at, updated_at: at };
-  });
+/** Post `id`'s title and ASCII content of exactly `chars` characters, different for each id. */
+function postText(/** @type {number} */ id, /** @type {number} */ chars) {
+  const words = `post ${id} lorem ipsum dolor sit amet consectetur adipiscing elit sed do `;
+  const content = words.repeat(Math.ceil(chars / words.length)).slice(0, chars);
+  return { title: `Post ${id}`, content };
 }
 
 /**
- * Creates each table `seeds` names (with its id counter) and puts its posts.
- * @param {string} endpoint @param {Floor} floor
- * @param {[string, number, number, number][]} seeds table, first id, count, characters of content
+ * Creates each table `seeds` names and puts its posts, 25 to a BatchWrite (what it takes); a seed
+ * is a table, its first id, a count and the content's length (LIMITS.list's when left out).
+ * @param {string} endpoint @param {Floor} floor @param {[string, number, number, number?][]} seeds
  */
 export async function seedTables(endpoint, floor, seeds, budgetMs = LIMITS.seedBudgetMs) {
   const admin = local.localClient(endpoint);
-  try {
-    for (const table of new Set(seeds.map(([name]) => name))) await local.ensureTable(admin, table);
-  } finally {
-    admin.destroy();
-  }
+  for (const table of new Set(seeds.map(([name]) => name))) await local.ensureTable(admin, table);
+  admin.destroy();
   const deadline = performance.now() + budgetMs;
-  const bar = progress(
-    seeds.reduce((sum, [, , count]) => sum + count, 0),
-    "posts seeded",
-  );
+  const total = seeds.reduce((sum, [, , count]) => sum + count, 0);
+  const bar = progress(total, "posts seeded");
   try {
-    for (const [table, from, count, chars] of seeds) {
-      // Batches of 25, what BatchWrite takes.
+    for (const [table, from, count, chars = LIMITS.list.contentChars] of seeds) {
       for (let first = from; first < from + count; first += 25) {
         if (performance.now() > deadline) throw new Error("seeding ran out of time");
-        const posts = seedPosts(first, Math.min(25, from + count - first), chars);
+        const ids = Array.from({ length: Math.min(25, from + count - first) }, (_, i) => first + i);
+        const posts = ids.map((id) => ({ id, ...postText(id, chars), ...SEEDED_AT }));
         await floor.batchPut(table, posts);
         bar.tick(posts.length);
       }
@@ -157,9 +141,9 @@ export async function prepareTables(/** @type {string} */ endpoint, /** @type {F
   // A cold round deletes once; a warm iteration twice, through the handler and the floor.
   const deletes = cold.runs + 2 * (warm.warmup + warm.iterations) + 2;
   await seedTables(endpoint, floor, [
-    [small, 1, 20, list.contentChars],
+    [small, 1, 20],
     [small, DELETE_FROM + 1, deletes, 200],
-    [listSmall, 1, 20, list.contentChars],
-    [TABLES.listBig, 1, list.posts, list.contentChars],
+    [listSmall, 1, 20],
+    [TABLES.listBig, 1, list.posts],
   ]);
 }

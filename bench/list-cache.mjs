@@ -4,10 +4,11 @@
 import { Writable } from "node:stream";
 import { apiEvent } from "../tests/helpers/api-event.mjs";
 import { LIMITS, TABLES, importHandler, lambdaEnv, seedTables } from "./context.mjs";
-import { log, median, ratioRow, rounds, timed } from "./util.mjs";
+import { log, median, ratioRow, rounds } from "./util.mjs";
 
 /** @typedef {import("./util.mjs").Row} Row */
 /** @typedef {import("./context.mjs").ApiEvent} ApiEvent */
+/** @typedef {import("../lib/http/stream.js").LambdaStreaming} LambdaStreaming */
 
 const MANY_WRITES = 100;
 /** What a list's context gives the handler: time left, as Lambda's does (the function's 180 s). */
@@ -16,115 +17,96 @@ const IDENTITY = apiEvent({ method: "GET", headers: { "accept-encoding": "identi
 const GZIP = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
 
 /**
- * A list instance streamed as on Lambda (lib/http/stream.ts), into a stream that keeps every piece
- * written: no network, no copy. It answers the prelude's status, the pieces, and the ReadUnits of
- * the request's log line (kept aside while it runs: the instance logs at info).
- * @returns {Promise<(event: ApiEvent) => Promise<{ statusCode: number, body: Buffer[], units: number }>>}
+ * A new list instance streamed as on Lambda (lib/http/stream.ts) into a stream keeping every piece
+ * written: no network, no copy. Each list is timed, must answer 200 (with `title` after a write),
+ * and reports its log line's ReadUnits (kept aside while it runs: the instance logs at info).
  */
 async function importStreamed(/** @type {Record<string, string>} */ env) {
-  let status = 0;
+  let statusCode = 0;
+  /** @type {Parameters<LambdaStreaming["streamifyResponse"]>[0] | undefined} */
+  let run;
+  /** @type {LambdaStreaming} */
   const awslambda = {
-    streamifyResponse: (/** @type {Function} */ run) => async (/** @type {unknown} */ event) => {
-      const [body, lines] = [/** @type {Buffer[]} */ ([]), /** @type {string[]} */ ([])];
-      const [sink, write] = [
-        new Writable({ write: (c, _, done) => (body.push(c), done()) }),
-        process.stdout.write,
-      ];
-      process.stdout.write = /** @type {any} */ ((/** @type {string} */ line) => lines.push(line));
-      try {
-        await run(event, sink, LIST_CONTEXT);
-      } finally {
-        process.stdout.write = write;
-      }
-      const units = lines.map((line) => JSON.parse(line).ReadUnits).find((u) => u !== undefined);
-      return { statusCode: status, body, units: units ?? NaN };
-    },
-    HttpResponseStream: {
-      from: (/** @type {Writable} */ stream, /** @type {{ statusCode: number }} */ prelude) => {
-        status = prelude.statusCode;
-        return stream;
-      },
-    },
+    streamifyResponse: (handler) => (run = handler),
+    HttpResponseStream: { from: (stream, prelude) => ((statusCode = prelude.statusCode), stream) },
   };
   // Only while this bundle loads: it reads the global once, when it builds its handler.
   Object.assign(globalThis, { awslambda });
-  try {
-    const info = { ...env, LOG_LEVEL: "info" };
-    return /** @type {any} */ (
-      await importHandler("list-posts", info, `streamed-${env.TABLE_NAME}`)
+  await importHandler("list-posts", { ...env, LOG_LEVEL: "info" }, `streamed-${env.TABLE_NAME}`);
+  delete (/** @type {any} */ (globalThis).awslambda);
+  return async (/** @type {ApiEvent} */ event, title = "") => {
+    const [body, write] = [/** @type {Buffer[]} */ ([]), process.stdout.write];
+    const sink = new Writable({ write: (chunk, _, done) => (body.push(chunk), done()) });
+    let units = NaN;
+    process.stdout.write = /** @type {any} */ (
+      (/** @type {string} */ line) => (units = JSON.parse(line).ReadUnits ?? units)
     );
-  } finally {
-    delete (/** @type {any} */ (globalThis).awslambda);
-  }
-}
-
-/** One list, timed: a 200 that, after a write, carries `title` (or nothing was patched). */
-/** @param {Awaited<ReturnType<typeof importStreamed>>} list @param {ApiEvent} event */
-async function listOnce(list, event, title = "") {
-  const started = performance.now();
-  const { statusCode, body, units } = await list(event);
-  const ms = performance.now() - started;
-  if (statusCode !== 200) throw new Error(`the streamed list answered ${statusCode}`);
-  if (title && !Buffer.concat(body).includes(title)) throw new Error("the list missed a write");
-  return { ms, units };
+    const started = performance.now();
+    try {
+      await run?.(event, sink, LIST_CONTEXT);
+    } finally {
+      process.stdout.write = write;
+    }
+    const ms = performance.now() - started;
+    if (statusCode !== 200) throw new Error(`the streamed list answered ${statusCode}`);
+    if (title && !Buffer.concat(body).includes(title)) throw new Error("the list missed a write");
+    return { ms, units };
+  };
 }
 
 /**
- * The list cache over `posts` posts of `table`, seeded by the section when `seedBudgetMs` is given;
- * `rounds` of lists after 1 write and `manyRounds` after 100; the targets hold at 10,000 posts.
- * @param {{ key: string, table: string, posts: number, warmLists: number, rounds: number, manyRounds: number, budgetMs: number, seedBudgetMs?: number }} o
+ * The list cache over `posts` posts of `table`, with LIMITS[section]'s counts and budgets; one that
+ * seeds its own table (within `seedMs`) runs only when named. The targets hold at 10,000 posts.
+ * @param {"listCache" | "listCacheLarge"} section @param {string} table @param {number} posts
  * @returns {import("./context.mjs").Section}
  */
-function listCacheSection(o) {
-  const name = `list ${o.posts}`;
+function listCacheSection(section, table, posts) {
+  /** @type {{ warmLists: number, rounds: number, manyRounds: number, budgetMs: number, seedMs?: number }} */
+  const o = LIMITS[section];
+  const name = `list ${posts}`;
   return {
-    title: `${o.key}: lists of ${o.posts} posts, unchanged and after writes, beside bare Scans`,
-    optIn: o.seedBudgetMs !== undefined,
+    title: `${section}: lists of ${posts} posts, unchanged and after writes, beside bare Scans`,
+    optIn: o.seedMs !== undefined,
     async measure({ endpoint, floor }) {
-      if (o.seedBudgetMs) {
-        const seed = /** @type {const} */ ([o.table, 1, o.posts, LIMITS.list.contentChars]);
-        await seedTables(endpoint, floor, [[...seed]], o.seedBudgetMs);
-      }
+      if (o.seedMs) await seedTables(endpoint, floor, [[table, 1, posts]], o.seedMs);
       // A new instance: its init reads the list (or, past its 2 s budget, leaves it to the first).
       const started = performance.now();
-      const list = await importStreamed(lambdaEnv(endpoint, o.table));
+      const list = await importStreamed(lambdaEnv(endpoint, table));
       const initMs = performance.now() - started;
-      const firstMs = initMs + (await listOnce(list, IDENTITY)).ms;
+      const firstMs = initMs + (await list(IDENTITY)).ms;
       /** @type {Record<string, number[]>} */
       const runs = {};
       const keep = (/** @type {string} */ key, /** @type {{ ms: number, units?: number }} */ r) => {
         (runs[key] ??= []).push(r.ms);
         if (r.units !== undefined) (runs[`${key}Units`] ??= []).push(r.units);
       };
-      await rounds(o.warmLists, o.budgetMs, [0], async () =>
-        keep("warm", await listOnce(list, GZIP)),
-      );
+      await rounds(o.warmLists, o.budgetMs, [0], async () => keep("warm", await list(GZIP)));
       // Written through the floor, which advances the change marker as a handler's write does.
       const afterWrites = async (/** @type {string} */ key, /** @type {number} */ k, round = 0) => {
         const title = (/** @type {number} */ id) => `Post ${id}, ${key} ${round}`;
-        for (let id = 1; id <= k; id++) await floor.update(o.table, id, { title: title(id) });
-        keep(key, await listOnce(list, IDENTITY, title(k)));
+        for (let id = 1; id <= k; id++) await floor.update(table, id, { title: title(id) });
+        keep(key, await list(IDENTITY, title(k)));
         for (let id = 1; id <= k; id++)
-          await floor.update(o.table, id, { title: `${title(id)}, gz` });
-        keep(`${key}Gzip`, await listOnce(list, GZIP));
+          await floor.update(table, id, { title: `${title(id)}, gz` });
+        keep(`${key}Gzip`, await list(GZIP));
       };
-      log(`${o.key}: lists after 1 and ${MANY_WRITES} writes, beside bare Scans`);
+      log(`${section}: lists after 1 and ${MANY_WRITES} writes, beside bare Scans`);
       await rounds(o.rounds, o.budgetMs, [0], async (_, round) => {
-        keep("unchanged", await listOnce(list, IDENTITY));
+        keep("unchanged", await list(IDENTITY));
         await afterWrites("one", 1, round);
-        keep("scan", { ms: await timed(() => floor.list(o.table)) });
+        const started = performance.now();
+        const { units } = await floor.list(table);
+        keep("scan", { ms: performance.now() - started, units });
       });
       await rounds(o.manyRounds, o.budgetMs, [0], (_, round) =>
         afterWrites("many", MANY_WRITES, round),
       );
       const medians = Object.entries(runs).map(([key, values]) => [key, median(values)]);
       const counts = Object.entries(runs).map(([key, values]) => [`${key}Runs`, values.length]);
-      const scanUnits = await floor.scanUnits(o.table);
-      return { initMs, firstMs, scanUnits, ...Object.fromEntries([...medians, ...counts]) };
+      return { initMs, firstMs, ...Object.fromEntries([...medians, ...counts]) };
     },
     rows(/** @type {any} */ r) {
-      const at10k = (/** @type {string} */ target) =>
-        o.posts === LIMITS.list.posts ? target : "info";
+      const at10k = (/** @type {string} */ goal) => (posts === LIMITS.list.posts ? goal : "info");
       /** @type {(metric: string, value: number, floor: number, target?: string, unit?: string) => Row} */
       const row = (metric, value, floor, target, unit = "ms") =>
         ratioRow(metric, "list-posts", value, floor, unit, target);
@@ -152,23 +134,5 @@ function listCacheSection(o) {
   };
 }
 
-export const listCache = listCacheSection({
-  key: "listCache",
-  table: TABLES.listBig,
-  posts: LIMITS.list.posts,
-  warmLists: 300,
-  rounds: 5,
-  manyRounds: 3,
-  budgetMs: 60_000,
-});
-
-export const listCacheLarge = listCacheSection({
-  key: "listCacheLarge",
-  table: "bench-list-100k",
-  posts: 100_000,
-  warmLists: 20,
-  rounds: 3,
-  manyRounds: 2,
-  budgetMs: 300_000,
-  seedBudgetMs: 900_000,
-});
+export const listCache = listCacheSection("listCache", TABLES.listBig, LIMITS.list.posts);
+export const listCacheLarge = listCacheSection("listCacheLarge", "bench-list-100k", 100_000);

@@ -6,11 +6,10 @@ import { installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { LIMITS, TABLES, benchDir, lambdaEnv, staging } from "./context.mjs";
 import { ratioRow, runNode } from "./util.mjs";
 
-/** @typedef {import("./util.mjs").Row} Row */
 /** @typedef {{ posts: number, jsonBytes: number, gzipBytes: number, peakRssBytes: number, firstByteMs: number, totalMs: number }} StreamRun */
 
 const mb = (/** @type {number} */ bytes) => bytes / (1024 * 1024);
-/** The list function's Node options, as serverless.yml gives them. */
+/** The list function's Node options, as serverless.yml gives them (required: tsc skips config/). */
 const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.cjs");
 
 /** @type {import("./context.mjs").Section} */
@@ -31,7 +30,7 @@ export const listStream = {
     return { small, list, written: await inChild(TABLES.listBig, true) };
   },
   rows(/** @type {Record<"small" | "list" | "written", StreamRun>} */ { small, list, written }) {
-    /** @type {(metric: string, value: number, floor: number, unit: string, target?: string) => Row} */
+    /** @type {(metric: string, value: number, floor: number, unit: string, target?: string) => import("./util.mjs").Row} */
     const row = (metric, ...rest) =>
       ratioRow(`list ${list.posts} streamed${metric}`, "list-posts", ...rest);
     const json = mb(list.jsonBytes);

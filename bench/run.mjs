@@ -4,15 +4,16 @@
 import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
+import { BUNDLE_MAX_BYTES, BUNDLE_MAX_BYTES_OF, build, bundleOptions } from "../scripts/build.mjs";
+import { handlerNames } from "../scripts/build.mjs";
 import { StopError, runWithFlags } from "../scripts/lib/cli.mjs";
 import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
-import { SetupError, requireJava } from "../scripts/lib/setup-checks.mjs";
-import { buildBundles } from "./bundles.mjs";
+import { requireJava } from "../scripts/lib/setup-checks.mjs";
 import { coldStart } from "./cold-start.mjs";
 import { LIMITS, benchDir, importFloor, prepareTables, staging } from "./context.mjs";
 import { listCache, listCacheLarge } from "./list-cache.mjs";
 import { listStream } from "./list-stream.mjs";
-import { formatTable, log, runningChildren } from "./util.mjs";
+import { formatTable, log, ratioRow, runningChildren } from "./util.mjs";
 import { warm } from "./warm.mjs";
 
 // The sections, in this order, each kept in results.json under its key.
@@ -54,43 +55,6 @@ for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) {
   });
 }
 
-/** Builds, measures every section (or those `only` names), prints the table; its exit code. */
-async function measureAll(/** @type {string[] | undefined} */ only) {
-  log("building bundles");
-  const rows = await buildBundles();
-  /** @type {Record<string, any>} */
-  const results = {};
-  log("starting DynamoDB Local");
-  if (cleaning) throw new Error("not starting DynamoDB Local: the bench is stopping");
-  const { endpoint } = await (db = startDynamoDbLocal());
-  const floor = await importFloor(endpoint);
-  try {
-    await prepareTables(endpoint, floor);
-    const ctx = { endpoint, floor };
-    for (const [key, section] of Object.entries(SECTIONS)) {
-      if (only ? !only.includes(key) : section.optIn) continue;
-      log(section.title);
-      results[key] = await section.measure(ctx);
-    }
-  } finally {
-    floor.destroy();
-  }
-  await cleanup(); // stops DynamoDB Local and waits for it to exit
-  for (const [key, result] of Object.entries(results)) {
-    rows.push(...(SECTIONS[key]?.rows(result, results) ?? []));
-  }
-  const wallSeconds = performance.now() / 1000; // since the process started
-  const wall = `bench wall time ${wallSeconds.toFixed(1)} s; DynamoDB Local stopped.`;
-  console.log(`${formatTable(rows)}; ${wall}`);
-  if (!only) {
-    const about = { date: new Date().toISOString(), node: process.version, wallSeconds };
-    const json = { ...about, cpus: availableParallelism(), limits: LIMITS, ...results, rows };
-    await writeFile(`${benchDir}/results.json`, `${JSON.stringify(json, null, 2)}\n`);
-    console.log("results written to bench/results.json");
-  }
-  return 0;
-}
-
 await runWithFlags({
   name: "bench",
   usage: USAGE,
@@ -106,12 +70,47 @@ await runWithFlags({
     try {
       requireJava();
     } catch (error) {
-      throw new StopError(error instanceof SetupError ? error.message : String(error));
+      throw new StopError(/** @type {Error} */ (error).message);
     }
     // Lambda runs Node 22+; the SDK's notice about Node 20 is noise here.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
     try {
-      return await measureAll(only);
+      log("building bundles");
+      const built = await build({ outdir: staging }); // it fails past the bundles' caps
+      const entryPoints = { index: `${benchDir}/floor.ts` };
+      await esbuild.build({ ...bundleOptions, entryPoints, outdir: `${staging}/floor` });
+      const rows = handlerNames.map((name, i) => {
+        const outputs = Object.values(built[i]?.metafile?.outputs ?? {});
+        const kb = outputs.reduce((sum, output) => sum + output.bytes, 0) / 1024;
+        const cap = (BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES) / 1024;
+        return ratioRow("bundle size (vs the build's cap)", name, kb, cap, "KB");
+      });
+      /** @type {Record<string, any>} */
+      const results = {};
+      log("starting DynamoDB Local");
+      const { endpoint } = await (db = startDynamoDbLocal());
+      const floor = await importFloor(endpoint);
+      await prepareTables(endpoint, floor);
+      for (const [key, section] of Object.entries(SECTIONS)) {
+        if (only ? !only.includes(key) : section.optIn) continue;
+        log(section.title);
+        results[key] = await section.measure({ endpoint, floor });
+      }
+      floor.destroy();
+      await cleanup(); // stops DynamoDB Local and waits for it to exit
+      for (const [key, result] of Object.entries(results)) {
+        rows.push(...(SECTIONS[key]?.rows(result, results) ?? []));
+      }
+      const wallSeconds = performance.now() / 1000; // since the process started
+      const wall = `bench wall time ${wallSeconds.toFixed(1)} s; DynamoDB Local stopped.`;
+      console.log(`${formatTable(rows)}; ${wall}`);
+      if (!only) {
+        const about = { date: new Date().toISOString(), node: process.version, wallSeconds };
+        const json = { ...about, cpus: availableParallelism(), limits: LIMITS, ...results, rows };
+        await writeFile(`${benchDir}/results.json`, `${JSON.stringify(json, null, 2)}\n`);
+        console.log("results written to bench/results.json");
+      }
+      return 0;
     } catch (error) {
       if (interrupted) return 1; // after a signal, the failure is only the section cut short
       throw error;

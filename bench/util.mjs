@@ -30,9 +30,8 @@ export async function rounds(count, budgetMs, items, task) {
   const deadline = performance.now() + budgetMs;
   let round = 0;
   for (; round < count && performance.now() < deadline; round++) {
-    for (let k = 0; k < items.length; k++) {
-      await task(/** @type {T} */ (items[(round + k) % items.length]), round);
-    }
+    const turn = round % items.length;
+    for (const item of [...items.slice(turn), ...items.slice(0, turn)]) await task(item, round);
   }
   return round;
 }
@@ -81,21 +80,20 @@ const number = (/** @type {number} */ n) =>
 
 /** The rows as a plain-text table, figures right-aligned, and how many targets were met. */
 export function formatTable(/** @type {Row[]} */ rows) {
-  const all = [["metric", "handler", "floor", "ratio", "target", "met?"]].concat(
-    rows.map((r) => [
-      `${r.metric}: ${r.name}`,
-      `${number(r.value)} ${r.unit}`,
-      `${number(r.floor)} ${r.unit}`,
-      `${r.ratio.toFixed(2)}x`,
-      r.target,
-      r.met === undefined ? "" : r.met ? "yes" : "NO",
-    ]),
-  );
-  const widths = all[0]?.map((_, i) => Math.max(...all.map((row) => row[i]?.length ?? 0))) ?? [];
-  const pad = (/** @type {string} */ text, /** @type {number} */ i) =>
-    i >= 1 && i <= 3 ? text.padStart(widths[i] ?? 0) : text.padEnd(widths[i] ?? 0);
-  const [head = "", ...body] = all.map((row) => row.map(pad).join(" | "));
-  const [met, targets] = [rows.filter((r) => r.met), rows.filter((r) => r.met !== undefined)];
+  const head = ["metric", "handler", "floor", "ratio", "target", "met?"];
+  const cells = rows.map((r) => [
+    `${r.metric}: ${r.name}`,
+    `${number(r.value)} ${r.unit}`,
+    `${number(r.floor)} ${r.unit}`,
+    `${r.ratio.toFixed(2)}x`,
+    r.target,
+    r.met === undefined ? "" : r.met ? "yes" : "NO",
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (/** @type {string[]} */ row) =>
+    widths.map((w, i) => (i >= 1 && i <= 3 ? row[i]?.padStart(w) : row[i]?.padEnd(w))).join(" | ");
+  const targets = rows.filter((r) => r.met !== undefined);
+  const met = `${targets.filter((r) => r.met).length}/${targets.length} targets met`;
   const rule = widths.map((w) => "-".repeat(w)).join("-|-");
-  return [head, rule, ...body, "", `${met.length}/${targets.length} targets met`].join("\n");
+  return [line(head), rule, ...cells.map(line), "", met].join("\n");
 }

@@ -20,24 +20,21 @@ export const warm = {
       const handler = await importHandler(name, lambdaEnv(endpoint, tableOf(name)));
       const floor = await importFloor(endpoint, `for=${name}`);
       const times = { handler: /** @type {number[]} */ ([]), direct: /** @type {number[]} */ ([]) };
-      try {
-        const sides = /** @type {const} */ (["handler", "direct"]);
-        const done = await rounds(warmup + count, budgetMs, [...sides], async (side, i) => {
-          // The handler's event is built before the clock starts.
-          const ask = request(i);
-          const event = side === "handler" ? apiEvent(ask) : undefined;
-          const took = await timed(async () => {
-            if (!event) return floorCall(floor, tableOf(name), ask);
-            const { statusCode, body } = await handler(event);
-            if (statusCode !== statusOf(ask)) throw new Error(`${name}: ${statusCode} ${body}`);
-          });
-          if (i >= warmup) times[side].push(took);
+      const sides = /** @type {const} */ (["handler", "direct"]);
+      const done = await rounds(warmup + count, budgetMs, [...sides], async (side, i) => {
+        // The handler's event is built before the clock starts.
+        const ask = request(i);
+        const event = side === "handler" ? apiEvent(ask) : undefined;
+        const took = await timed(async () => {
+          if (!event) return floorCall(floor, tableOf(name), ask);
+          const { statusCode, body } = await handler(event);
+          if (statusCode !== statusOf(ask)) throw new Error(`${name}: ${statusCode} ${body}`);
         });
-        const iterations = Math.max(0, done - warmup);
-        summary[name] = { iterations, p50: median(times.handler), floorP50: median(times.direct) };
-      } finally {
-        floor.destroy();
-      }
+        if (i >= warmup) times[side].push(took);
+      });
+      floor.destroy();
+      const iterations = Math.max(0, done - warmup);
+      summary[name] = { iterations, p50: median(times.handler), floorP50: median(times.direct) };
     }
     return summary;
   },
