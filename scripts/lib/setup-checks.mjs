@@ -50,8 +50,8 @@ export async function requireFreePort(
   /** @type {string} */ purpose,
   /** @type {string} */ setting,
 ) {
-  const { code } = /** @type {NodeJS.ErrnoException} */ (await tryListen(port));
-  if (code === undefined) return;
+  const code = await tryListen(port).catch((error) => String(error.code));
+  if (typeof code === "number") return;
   throw new SetupError(
     `Port ${port} ${code === "EADDRINUSE" ? "is already in use" : `cannot be used (${code})`}, ` +
       `so ${purpose} cannot listen there. Stop what holds it, or pick another port: ` +
