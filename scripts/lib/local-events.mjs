@@ -29,14 +29,12 @@ async function ensureStream(/** @type {string} */ endpoint, /** @type {string} *
   const client = localClient(endpoint);
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
-    if (Table?.StreamSpecification?.StreamEnabled && Table.LatestStreamArn) {
-      return { arn: Table.LatestStreamArn, fresh: false };
-    }
-    const StreamSpecification = {
-      StreamEnabled: true,
-      StreamViewType: /** @type {const} */ ("NEW_AND_OLD_IMAGES"),
-    };
-    const update = new UpdateTableCommand({ TableName, StreamSpecification });
+    const arn = Table?.StreamSpecification?.StreamEnabled && Table.LatestStreamArn;
+    if (arn) return { arn, fresh: false };
+    const update = new UpdateTableCommand({
+      TableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" },
+    });
     const { TableDescription } = await client.send(update);
     return { arn: String(TableDescription?.LatestStreamArn), fresh: true };
   } finally {
@@ -56,11 +54,10 @@ export async function startLocalEvents(options) {
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
   for (const secret of subscriber.secrets) code.secretKey(secret);
   const stream = await ensureStream(endpoint, options.tableName);
-  const credentials = LOCAL_CREDENTIALS;
   const streams = new streamsApi.DynamoDBStreamsClient({
     endpoint,
     region: LOCAL_REGION,
-    credentials,
+    credentials: LOCAL_CREDENTIALS,
   });
   const stopping = new AbortController();
   const { signal } = stopping;
@@ -96,9 +93,8 @@ function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
   const send = async (/** @type {PostEvent} */ event) => {
     const id = code.eventIdOf(event);
     const what = `event ${event.type} #${event.data.id} v${event.version} (${id})`;
-    for (let attempt = 1; !signal.aborted; attempt++) {
-      if (gone) return true;
-      const body = JSON.stringify(event);
+    const body = JSON.stringify(event);
+    for (let attempt = 1; !signal.aborted && !gone; attempt++) {
       const outcome = await code.sendWebhook(subscriber, id, body, { local: true });
       const delay = code.retryDelayMs(attempt);
       if (outcome.result === "delivered") log(`${what}: delivered`);
@@ -115,7 +111,7 @@ function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
       }
       return true;
     }
-    return false;
+    return !signal.aborted;
   };
   return (/** @type {PostEvent} */ event) => {
     const postId = event.data.id;
@@ -139,7 +135,7 @@ function createShardReader({ streams, stream, positionFile, code, deliver }) {
   const doneUpTo = kept.stream === stream.arn ? kept.shards : {};
   // Without a position, an older stream's records were seen by a run that kept none: skip them.
   const startAt = kept.stream === stream.arn || stream.fresh ? "TRIM_HORIZON" : "LATEST";
-  /** @type {Map<string, { iterator?: string, read?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }>} */
+  /** @type {Map<string, { iterator?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }>} */
   const shards = new Map();
   const readShard = async (/** @type {string} */ ShardId) => {
     const shard = shards.get(ShardId) ?? { pending: [] };
@@ -150,12 +146,12 @@ function createShardReader({ streams, stream, positionFile, code, deliver }) {
       while (shard.pending[0]?.done) doneUpTo[ShardId] = String(shard.pending.shift()?.seq);
       writeFileSync(positionFile, JSON.stringify({ stream: stream.arn, shards: doneUpTo }));
     };
-    const after = shard.read ?? doneUpTo[ShardId];
-    const where = after
-      ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after }
-      : {};
-    const input = { StreamArn: stream.arn, ShardId, ShardIteratorType: startAt, ...where };
-    const iterator = new streamsApi.GetShardIteratorCommand(/** @type {any} */ (input));
+    // After the last record read, of this run or (kept) of the last.
+    const after = shard.pending.at(-1)?.seq ?? doneUpTo[ShardId];
+    /** @type {streamsApi.ShardIteratorType} */
+    const ShardIteratorType = after ? "AFTER_SEQUENCE_NUMBER" : startAt;
+    const input = { StreamArn: stream.arn, ShardId, ShardIteratorType, SequenceNumber: after };
+    const iterator = new streamsApi.GetShardIteratorCommand(input);
     shard.iterator ??= (await streams.send(iterator)).ShardIterator;
     const read = new streamsApi.GetRecordsCommand({ ShardIterator: shard.iterator });
     const page = await streams.send(read).catch((error) => {
@@ -164,19 +160,17 @@ function createShardReader({ streams, stream, positionFile, code, deliver }) {
       throw error;
     });
     for (const record of page.Records ?? []) {
-      const entry = { seq: String(record.dynamodb?.SequenceNumber), done: true };
-      shard.pending.push(entry);
-      shard.read = entry.seq;
       // The Lambda event carries the time in seconds.
       const time = Number(record.dynamodb?.ApproximateCreationDateTime) / 1000;
       const dynamodb = { ...record.dynamodb, ApproximateCreationDateTime: time };
       const event = code.eventFromRecord(/** @type {any} */ ({ ...record, dynamodb }));
-      if (!event) continue;
-      entry.done = false;
-      void deliver(event).then((done) => {
-        entry.done = done;
-        settle();
-      });
+      const entry = { seq: String(record.dynamodb?.SequenceNumber), done: !event };
+      shard.pending.push(entry);
+      if (event)
+        void deliver(event).then((done) => {
+          entry.done = done;
+          settle();
+        });
     }
     settle();
     shard.iterator = page.NextShardIterator;
