@@ -115,22 +115,18 @@ async function main(env = process.env) {
     /** @type {Awaited<ReturnType<typeof startLocalApi>> | undefined} */
     let api;
     let restarting = Promise.resolve();
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
-    // One change rebuilds every bundle: serve them anew once, after the last, so warm instances load them.
-    const onBuilt = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        restarting = restarting.then(async () => {
-          if (exiting || !api) return;
-          await api.restart().catch(() => undefined);
-          console.log(
-            `\nRebuilt: serving the new bundles at http://localhost:${setup.port}/api/post\n`,
-          );
-        });
-      }, 300);
-    };
-    started.push(await watch({ onBuilt }));
+    // One change rebuilds every bundle: serve them anew once, 300 ms after the last (each build
+    // sets the timer off again), so warm instances load them.
+    const serveAnew = setTimeout(() => {
+      restarting = restarting.then(async () => {
+        if (exiting || !api) return;
+        await api.restart().catch(() => undefined);
+        console.log(
+          `\nRebuilt: serving the new bundles at http://localhost:${setup.port}/api/post\n`,
+        );
+      });
+    }, 300);
+    started.push(await watch({ onBuilt: () => void serveAnew.refresh() }));
     mkdirSync(dbPath, { recursive: true });
     api = await startLocalApi({
       posts,
@@ -151,16 +147,14 @@ async function main(env = process.env) {
       // The events show the posts' timestamps in the API's zone, as on AWS.
       process.env.TZ = timeZone;
       const { startLocalEvents } = await import("./lib/local-events.mjs");
+      // WEBHOOK_SECRET: space-separated, the newest first (docs/events.md).
+      const secrets = (env.WEBHOOK_SECRET ?? "").split(" ").filter(Boolean);
       const events = await startLocalEvents({
         endpoint: api.db.endpoint,
         tableName: posts,
         positionFile: `${dbPath}/events-position.json`,
         deadLetterFile: `${dbPath}/events-dead-letters.jsonl`,
-        // WEBHOOK_SECRET: space-separated, the newest first (docs/events.md).
-        subscriber: {
-          url: webhookUrl,
-          secrets: (env.WEBHOOK_SECRET ?? "").split(" ").filter(Boolean),
-        },
+        subscriber: { url: webhookUrl, secrets },
       });
       started.push(events.stop);
     }
