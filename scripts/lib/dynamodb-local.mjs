@@ -9,14 +9,12 @@ import { SetupError, requireJava } from "./setup-checks.mjs";
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 export const LOCAL_REGION = "us-east-1";
 
+/** The region and credentials of an AWS SDK client of DynamoDB Local (or of its streams). */
+export const LOCAL_SDK_SETTINGS = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+
 /** A DynamoDB client for a local endpoint. */
 export const localClient = (/** @type {string} */ endpoint) =>
-  new dynamodb.DynamoDBClient({
-    endpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    maxAttempts: 1,
-  });
+  new dynamodb.DynamoDBClient({ ...LOCAL_SDK_SETTINGS, endpoint, maxAttempts: 1 });
 
 /**
  * Starts DynamoDB Local and waits until it answers. Data is kept in `dbPath` (an absolute folder)

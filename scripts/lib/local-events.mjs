@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { DescribeTableCommand, UpdateTableCommand } from "@aws-sdk/client-dynamodb";
 import * as streamsApi from "@aws-sdk/client-dynamodb-streams";
 import * as esbuild from "esbuild";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localClient } from "./dynamodb-local.mjs";
+import { LOCAL_SDK_SETTINGS, localClient } from "./dynamodb-local.mjs";
 
 /** @typedef {typeof import("../../lib/events/index.js")} EventsCode */
 /** @typedef {import("../../lib/events/index.js").PostEvent} PostEvent */
@@ -54,11 +54,7 @@ export async function startLocalEvents(options) {
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
   for (const secret of subscriber.secrets) code.secretKey(secret);
   const stream = await ensureStream(endpoint, options.tableName);
-  const streams = new streamsApi.DynamoDBStreamsClient({
-    endpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
+  const streams = new streamsApi.DynamoDBStreamsClient({ ...LOCAL_SDK_SETTINGS, endpoint });
   const stopping = new AbortController();
   const { signal } = stopping;
   const deliver = createDelivery({ ...options, code, log, signal });
