@@ -31,10 +31,9 @@ export async function startDynamoDbLocal({ dbPath, ...options } = {}) {
   const client = localClient(endpoint);
   let serverErrors = 0;
   const answers = () =>
-    client.send(new dynamodb.DescribeTableCommand({ TableName: "probe" })).then(
+    client.send(new dynamodb.ListTablesCommand({ Limit: 1 })).then(
       () => true,
       (error) => {
-        if (error instanceof dynamodb.ResourceNotFoundException) return true;
         // Up, but failing on every call: with a data folder, its files are what it cannot read.
         if (!dbPath || !(error.$metadata?.httpStatusCode >= 500) || ++serverErrors < 2)
           return false;
