@@ -48,7 +48,7 @@ async function ensureStream(/** @type {string} */ endpoint, /** @type {string} *
  *   subscriber: { url: string, secrets: string[] }, log?: (line: string) => void }} options
  */
 export async function startLocalEvents(options) {
-  const { endpoint, subscriber, log = console.log } = options;
+  const { endpoint, subscriber, positionFile, deadLetterFile, log = console.log } = options;
   const code = await loadEventsCode();
   const refused = code.refusedUrl(subscriber.url, true);
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
@@ -57,32 +57,9 @@ export async function startLocalEvents(options) {
   const streams = new streamsApi.DynamoDBStreamsClient({ ...LOCAL_SDK_SETTINGS, endpoint });
   const stopping = new AbortController();
   const { signal } = stopping;
-  const deliver = createDelivery({ ...options, code, log, signal });
-  const poll = createShardReader({ ...options, streams, stream, code, deliver });
-  const loop = (async () => {
-    for (; !signal.aborted; await sleep(200)) {
-      await poll().catch((/** @type {Error} */ error) => {
-        if (!signal.aborted) log(`events: reading the stream failed: ${error.message}`);
-      });
-    }
-  })();
-  return {
-    stop: async () => {
-      stopping.abort();
-      await loop;
-      streams.destroy();
-    },
-  };
-}
-
-/**
- * A delivery queue per post: a post's event leaves once the one before it was done with, while
- * posts do not wait for each other. An event resolves true once done with (delivered, 410 Gone,
- * or dead-lettered), false when `signal` stopped its retries first.
- * @param {{ code: EventsCode, subscriber: { url: string, secrets: string[] },
- *   deadLetterFile: string, log: (line: string) => void, signal: AbortSignal }} options
- */
-function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
+  // A delivery queue per post: a post's event leaves once the one before it was done with, while
+  // posts do not wait for each other. An event resolves true once done with (delivered, 410 Gone,
+  // or dead-lettered), false when a stop ended its retries first.
   /** @type {Map<number, Promise<boolean>>} */
   const queues = new Map();
   let gone = false;
@@ -109,23 +86,16 @@ function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
     }
     return !signal.aborted;
   };
-  return (/** @type {PostEvent} */ event) => {
+  const deliver = (/** @type {PostEvent} */ event) => {
     const postId = event.data.id;
     const done = (queues.get(postId) ?? Promise.resolve(true)).then((ok) => ok && send(event));
     queues.set(postId, done);
     void done.then(() => queues.get(postId) === done && queues.delete(postId));
     return done;
   };
-}
-
-/**
- * One read of every shard of the stream, parents before children, each post's change handed to
- * `deliver`. The position kept per shard is the last record before which everything was done
- * with, so an event still waiting for a retry at a stop is read again on the next start.
- * @param {{ streams: streamsApi.DynamoDBStreamsClient, stream: { arn: string, fresh: boolean },
- *   positionFile: string, code: EventsCode, deliver: (event: PostEvent) => Promise<boolean> }} options
- */
-function createShardReader({ streams, stream, positionFile, code, deliver }) {
+  // Every shard read in turn, parents before children. The position kept per shard is the last
+  // record before which everything was done with, so an event still waiting for a retry at a stop
+  // is read again on the next start.
   const kept = existsSync(positionFile) ? JSON.parse(readFileSync(positionFile, "utf8")) : {};
   /** @type {Record<string, string>} */
   const doneUpTo = kept.stream === stream.arn ? kept.shards : {};
@@ -172,12 +142,26 @@ function createShardReader({ streams, stream, positionFile, code, deliver }) {
     shard.iterator = page.NextShardIterator;
     shard.closed = !page.NextShardIterator;
   };
-  return async () => {
+  const readStream = async () => {
     const describe = new streamsApi.DescribeStreamCommand({ StreamArn: stream.arn });
     const { StreamDescription } = await streams.send(describe);
     const start = (/** @type {streamsApi.Shard} */ shard) =>
       BigInt(shard.SequenceNumberRange?.StartingSequenceNumber ?? 0);
     const all = [...(StreamDescription?.Shards ?? [])].sort((a, b) => Number(start(a) - start(b)));
     for (const shard of all) if (shard.ShardId) await readShard(shard.ShardId);
+  };
+  const loop = (async () => {
+    for (; !signal.aborted; await sleep(200)) {
+      await readStream().catch((/** @type {Error} */ error) => {
+        if (!signal.aborted) log(`events: reading the stream failed: ${error.message}`);
+      });
+    }
+  })();
+  return {
+    stop: async () => {
+      stopping.abort();
+      await loop;
+      streams.destroy();
+    },
   };
 }
