@@ -94,8 +94,6 @@ export async function runLoad(server, options) {
 
 /** @param {{ requests: number, connections: number }} options */
 async function run(options) {
-  // Lambda runs Node 24; the SDK's notice about older Node is noise here.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const { SetupError } = await import("./lib/setup-checks.mjs");
   const { summarizeMetrics } = await import("./lib/metrics-summary.mjs");
   const { build } = await import("./build.mjs");

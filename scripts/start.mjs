@@ -90,8 +90,6 @@ Events:   ${webhookUrl ? `every change of a post, signed, to ${webhookUrl} (docs
 }
 
 async function main(env = process.env) {
-  // Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
-  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const dataDir = env.DYNAMODB_DATA_DIR ?? ".dynamodb";
   const dbPath = resolve(root, dataDir);
   const posts = env.POSTS_TABLE ?? "blog-post-api-local-posts";

@@ -45,7 +45,6 @@ export function spawnOffline(settings) {
       AWS_REGION: local.LOCAL_REGION,
       AWS_ACCESS_KEY_ID: local.LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: local.LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     },
   });
   const offline = supervise(child, "serverless-offline");
