@@ -3,13 +3,11 @@
 import { execFile, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import * as local from "./dynamodb-local.mjs";
 import { freePort } from "./ports.mjs";
 import { supervise } from "./processes.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
 
 /**
@@ -31,7 +29,7 @@ export function spawnOffline(settings) {
   const ports = ["--httpPort", settings.httpPort, "--lambdaPort", settings.lambdaPort].map(String);
   const args = [serverlessBin, "offline", "start", "--stage", "local", "--host", host, ...ports];
   const child = spawn(process.execPath, [...args, ...FUNCTION_OPTIONS], {
-    cwd: root,
+    cwd: new URL("../..", import.meta.url),
     detached: true,
     stdio: ["ignore", stdio, stdio],
     env: {
