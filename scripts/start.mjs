@@ -113,8 +113,7 @@ async function main(env = process.env) {
     /** @type {Awaited<ReturnType<typeof startLocalApi>> | undefined} */
     let api;
     let restarting = Promise.resolve();
-    // One change rebuilds every bundle: serve them anew once, 300 ms after the last (each build
-    // sets the timer off again), so warm instances load them.
+    // One change rebuilds every bundle: serve them anew once, after the last, so warm instances load them.
     const serveAnew = setTimeout(() => {
       restarting = restarting.then(async () => {
         if (exiting || !api) return;
