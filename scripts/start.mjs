@@ -90,8 +90,6 @@ Events:   ${webhookUrl ? `every change of a post, signed, to ${webhookUrl} (docs
 }
 
 async function main(env = process.env) {
-  // Lambda runs Node 24; the SDK's notice about older Node is noise for local runs.
-  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const dataDir = env.DYNAMODB_DATA_DIR ?? ".dynamodb";
   const dbPath = resolve(root, dataDir);
   const posts = env.POSTS_TABLE ?? "blog-post-api-local-posts";
@@ -115,22 +113,17 @@ async function main(env = process.env) {
     /** @type {Awaited<ReturnType<typeof startLocalApi>> | undefined} */
     let api;
     let restarting = Promise.resolve();
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
     // One change rebuilds every bundle: serve them anew once, after the last, so warm instances load them.
-    const onBuilt = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        restarting = restarting.then(async () => {
-          if (exiting || !api) return;
-          await api.restart().catch(() => undefined);
-          console.log(
-            `\nRebuilt: serving the new bundles at http://localhost:${setup.port}/api/post\n`,
-          );
-        });
-      }, 300);
-    };
-    started.push(await watch({ onBuilt }));
+    const serveAnew = setTimeout(() => {
+      restarting = restarting.then(async () => {
+        if (exiting || !api) return;
+        await api.restart().catch(() => undefined);
+        console.log(
+          `\nRebuilt: serving the new bundles at http://localhost:${setup.port}/api/post\n`,
+        );
+      });
+    }, 300);
+    started.push(await watch({ onBuilt: () => void serveAnew.refresh() }));
     mkdirSync(dbPath, { recursive: true });
     api = await startLocalApi({
       posts,
@@ -151,16 +144,14 @@ async function main(env = process.env) {
       // The events show the posts' timestamps in the API's zone, as on AWS.
       process.env.TZ = timeZone;
       const { startLocalEvents } = await import("./lib/local-events.mjs");
+      // WEBHOOK_SECRET: space-separated, the newest first (docs/events.md).
+      const secrets = (env.WEBHOOK_SECRET ?? "").split(" ").filter(Boolean);
       const events = await startLocalEvents({
         endpoint: api.db.endpoint,
         tableName: posts,
         positionFile: `${dbPath}/events-position.json`,
         deadLetterFile: `${dbPath}/events-dead-letters.jsonl`,
-        // WEBHOOK_SECRET: space-separated, the newest first (docs/events.md).
-        subscriber: {
-          url: webhookUrl,
-          secrets: (env.WEBHOOK_SECRET ?? "").split(" ").filter(Boolean),
-        },
+        subscriber: { url: webhookUrl, secrets },
       });
       started.push(events.stop);
     }

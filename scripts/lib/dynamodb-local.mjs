@@ -5,43 +5,38 @@ import { freePort } from "./ports.mjs";
 import { supervise } from "./processes.mjs";
 import { SetupError, requireJava } from "./setup-checks.mjs";
 
+// Lambda runs Node 24; the SDK's notice about older Node is noise here and in serverless-offline.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
 /** Credentials DynamoDB Local accepts (it accepts any). */
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 export const LOCAL_REGION = "us-east-1";
 
+/** The region and credentials of an AWS SDK client of DynamoDB Local (or of its streams). */
+export const LOCAL_SDK_SETTINGS = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+
 /** A DynamoDB client for a local endpoint. */
 export const localClient = (/** @type {string} */ endpoint) =>
-  new dynamodb.DynamoDBClient({
-    endpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    maxAttempts: 1,
-  });
+  new dynamodb.DynamoDBClient({ ...LOCAL_SDK_SETTINGS, endpoint, maxAttempts: 1 });
 
 /**
  * Starts DynamoDB Local and waits until it answers. Data is kept in `dbPath` (an absolute folder)
  * or in memory when it is omitted. `stop()` ends the Java process and waits for it to exit.
  * @param {{ port?: number, dbPath?: string }} [options]
  */
-export async function startDynamoDbLocal({ port, dbPath } = {}) {
+export async function startDynamoDbLocal({ dbPath, ...options } = {}) {
   requireJava();
-  const chosenPort = port ?? (await freePort());
+  const port = options.port ?? (await freePort());
   // Not detached: Ctrl-C at a terminal reaches Java too, even where this process does not stop it.
-  const child = dynamoDbLocal.spawn({
-    port: chosenPort,
-    path: dbPath,
-    sharedDb: true,
-    stdio: "ignore",
-  });
+  const child = dynamoDbLocal.spawn({ port, path: dbPath, sharedDb: true, stdio: "ignore" });
   const db = supervise(child, "DynamoDB Local", false);
-  const endpoint = `http://127.0.0.1:${chosenPort}`;
+  const endpoint = `http://127.0.0.1:${port}`;
   const client = localClient(endpoint);
   let serverErrors = 0;
   const answers = () =>
-    client.send(new dynamodb.DescribeTableCommand({ TableName: "probe" })).then(
+    client.send(new dynamodb.ListTablesCommand({ Limit: 1 })).then(
       () => true,
       (error) => {
-        if (error instanceof dynamodb.ResourceNotFoundException) return true;
         // Up, but failing on every call: with a data folder, its files are what it cannot read.
         if (!dbPath || !(error.$metadata?.httpStatusCode >= 500) || ++serverErrors < 2)
           return false;
@@ -59,14 +54,18 @@ export async function startDynamoDbLocal({ port, dbPath } = {}) {
       throw error;
     })
     .finally(() => client.destroy());
-  return { endpoint, port: chosenPort, pid: db.pid, stop: db.stop };
+  return { endpoint, port, pid: db.pid, stop: db.stop };
 }
 
-/** Creates a table keyed on `name` (on demand) unless it exists, and waits until it is active. */
-async function createTableIfMissing(
+/**
+ * Creates a table (on demand) keyed on `key`, by default the posts table's (`id`, a Number), unless
+ * it exists, and waits until it is active. Nothing is written into it: the posts table's id
+ * counter is made by the first create, as on AWS (lib/storage/posts-table.ts).
+ */
+export async function ensureTable(
   /** @type {dynamodb.DynamoDBClient} */ client,
   /** @type {string} */ TableName,
-  /** @type {[name: string, type: "N" | "S"]} */ [AttributeName, AttributeType],
+  /** @type {[name: string, type: "N" | "S"]} */ [AttributeName, AttributeType] = ["id", "N"],
 ) {
   const table = new dynamodb.CreateTableCommand({
     TableName,
@@ -85,7 +84,7 @@ export async function ensureIdempotencyTable(
   /** @type {dynamodb.DynamoDBClient} */ client,
   /** @type {string} */ TableName,
 ) {
-  await createTableIfMissing(client, TableName, ["key", "S"]);
+  await ensureTable(client, TableName, ["key", "S"]);
   const TimeToLiveSpecification = { AttributeName: "expires_at", Enabled: true };
   const ttl = new dynamodb.UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification });
   await client.send(ttl).catch((error) => {
@@ -93,12 +92,3 @@ export async function ensureIdempotencyTable(
     if (error.name !== "ValidationException") throw error;
   });
 }
-
-/**
- * Creates the posts table (partition key `id`, a Number) if it is missing. Nothing is written into
- * it: the id counter's item is made by the first create, as on AWS (lib/storage/posts-table.ts).
- */
-export const ensureTable = (
-  /** @type {dynamodb.DynamoDBClient} */ client,
-  /** @type {string} */ tableName,
-) => createTableIfMissing(client, tableName, ["id", "N"]);

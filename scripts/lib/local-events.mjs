@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { DescribeTableCommand, UpdateTableCommand } from "@aws-sdk/client-dynamodb";
 import * as streamsApi from "@aws-sdk/client-dynamodb-streams";
 import * as esbuild from "esbuild";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localClient } from "./dynamodb-local.mjs";
+import { LOCAL_SDK_SETTINGS, localClient } from "./dynamodb-local.mjs";
 
 /** @typedef {typeof import("../../lib/events/index.js")} EventsCode */
 /** @typedef {import("../../lib/events/index.js").PostEvent} PostEvent */
@@ -29,14 +29,12 @@ async function ensureStream(/** @type {string} */ endpoint, /** @type {string} *
   const client = localClient(endpoint);
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
-    if (Table?.StreamSpecification?.StreamEnabled && Table.LatestStreamArn) {
-      return { arn: Table.LatestStreamArn, fresh: false };
-    }
-    const StreamSpecification = {
-      StreamEnabled: true,
-      StreamViewType: /** @type {const} */ ("NEW_AND_OLD_IMAGES"),
-    };
-    const update = new UpdateTableCommand({ TableName, StreamSpecification });
+    const arn = Table?.StreamSpecification?.StreamEnabled && Table.LatestStreamArn;
+    if (arn) return { arn, fresh: false };
+    const update = new UpdateTableCommand({
+      TableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" },
+    });
     const { TableDescription } = await client.send(update);
     return { arn: String(TableDescription?.LatestStreamArn), fresh: true };
   } finally {
@@ -50,55 +48,26 @@ async function ensureStream(/** @type {string} */ endpoint, /** @type {string} *
  *   subscriber: { url: string, secrets: string[] }, log?: (line: string) => void }} options
  */
 export async function startLocalEvents(options) {
-  const { endpoint, subscriber, log = console.log } = options;
+  const { endpoint, subscriber, positionFile, deadLetterFile, log = console.log } = options;
   const code = await loadEventsCode();
   const refused = code.refusedUrl(subscriber.url, true);
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
   for (const secret of subscriber.secrets) code.secretKey(secret);
   const stream = await ensureStream(endpoint, options.tableName);
-  const credentials = LOCAL_CREDENTIALS;
-  const streams = new streamsApi.DynamoDBStreamsClient({
-    endpoint,
-    region: LOCAL_REGION,
-    credentials,
-  });
+  const streams = new streamsApi.DynamoDBStreamsClient({ ...LOCAL_SDK_SETTINGS, endpoint });
   const stopping = new AbortController();
   const { signal } = stopping;
-  const deliver = createDelivery({ ...options, code, log, signal });
-  const poll = createShardReader({ ...options, streams, stream, code, deliver });
-  const loop = (async () => {
-    for (; !signal.aborted; await sleep(200)) {
-      await poll().catch((/** @type {Error} */ error) => {
-        if (!signal.aborted) log(`events: reading the stream failed: ${error.message}`);
-      });
-    }
-  })();
-  return {
-    stop: async () => {
-      stopping.abort();
-      await loop;
-      streams.destroy();
-    },
-  };
-}
-
-/**
- * A delivery queue per post: a post's event leaves once the one before it was done with, while
- * posts do not wait for each other. An event resolves true once done with (delivered, 410 Gone,
- * or dead-lettered), false when `signal` stopped its retries first.
- * @param {{ code: EventsCode, subscriber: { url: string, secrets: string[] },
- *   deadLetterFile: string, log: (line: string) => void, signal: AbortSignal }} options
- */
-function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
+  // A delivery queue per post: a post's event leaves once the one before it was done with, while
+  // posts do not wait for each other. An event resolves true once done with (delivered, 410 Gone,
+  // or dead-lettered), false when a stop ended its retries first.
   /** @type {Map<number, Promise<boolean>>} */
   const queues = new Map();
   let gone = false;
   const send = async (/** @type {PostEvent} */ event) => {
     const id = code.eventIdOf(event);
     const what = `event ${event.type} #${event.data.id} v${event.version} (${id})`;
-    for (let attempt = 1; !signal.aborted; attempt++) {
-      if (gone) return true;
-      const body = JSON.stringify(event);
+    const body = JSON.stringify(event);
+    for (let attempt = 1; !signal.aborted && !gone; attempt++) {
       const outcome = await code.sendWebhook(subscriber, id, body, { local: true });
       const delay = code.retryDelayMs(attempt);
       if (outcome.result === "delivered") log(`${what}: delivered`);
@@ -115,31 +84,24 @@ function createDelivery({ code, subscriber, deadLetterFile, log, signal }) {
       }
       return true;
     }
-    return false;
+    return !signal.aborted;
   };
-  return (/** @type {PostEvent} */ event) => {
+  const deliver = (/** @type {PostEvent} */ event) => {
     const postId = event.data.id;
     const done = (queues.get(postId) ?? Promise.resolve(true)).then((ok) => ok && send(event));
     queues.set(postId, done);
     void done.then(() => queues.get(postId) === done && queues.delete(postId));
     return done;
   };
-}
-
-/**
- * One read of every shard of the stream, parents before children, each post's change handed to
- * `deliver`. The position kept per shard is the last record before which everything was done
- * with, so an event still waiting for a retry at a stop is read again on the next start.
- * @param {{ streams: streamsApi.DynamoDBStreamsClient, stream: { arn: string, fresh: boolean },
- *   positionFile: string, code: EventsCode, deliver: (event: PostEvent) => Promise<boolean> }} options
- */
-function createShardReader({ streams, stream, positionFile, code, deliver }) {
+  // Every shard read in turn, parents before children. The position kept per shard is the last
+  // record before which everything was done with, so an event still waiting for a retry at a stop
+  // is read again on the next start.
   const kept = existsSync(positionFile) ? JSON.parse(readFileSync(positionFile, "utf8")) : {};
   /** @type {Record<string, string>} */
   const doneUpTo = kept.stream === stream.arn ? kept.shards : {};
   // Without a position, an older stream's records were seen by a run that kept none: skip them.
   const startAt = kept.stream === stream.arn || stream.fresh ? "TRIM_HORIZON" : "LATEST";
-  /** @type {Map<string, { iterator?: string, read?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }>} */
+  /** @type {Map<string, { iterator?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }>} */
   const shards = new Map();
   const readShard = async (/** @type {string} */ ShardId) => {
     const shard = shards.get(ShardId) ?? { pending: [] };
@@ -150,12 +112,12 @@ function createShardReader({ streams, stream, positionFile, code, deliver }) {
       while (shard.pending[0]?.done) doneUpTo[ShardId] = String(shard.pending.shift()?.seq);
       writeFileSync(positionFile, JSON.stringify({ stream: stream.arn, shards: doneUpTo }));
     };
-    const after = shard.read ?? doneUpTo[ShardId];
-    const where = after
-      ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after }
-      : {};
-    const input = { StreamArn: stream.arn, ShardId, ShardIteratorType: startAt, ...where };
-    const iterator = new streamsApi.GetShardIteratorCommand(/** @type {any} */ (input));
+    // After the last record read, of this run or (kept) of the last.
+    const after = shard.pending.at(-1)?.seq ?? doneUpTo[ShardId];
+    /** @type {streamsApi.ShardIteratorType} */
+    const ShardIteratorType = after ? "AFTER_SEQUENCE_NUMBER" : startAt;
+    const input = { StreamArn: stream.arn, ShardId, ShardIteratorType, SequenceNumber: after };
+    const iterator = new streamsApi.GetShardIteratorCommand(input);
     shard.iterator ??= (await streams.send(iterator)).ShardIterator;
     const read = new streamsApi.GetRecordsCommand({ ShardIterator: shard.iterator });
     const page = await streams.send(read).catch((error) => {
@@ -164,30 +126,42 @@ function createShardReader({ streams, stream, positionFile, code, deliver }) {
       throw error;
     });
     for (const record of page.Records ?? []) {
-      const entry = { seq: String(record.dynamodb?.SequenceNumber), done: true };
-      shard.pending.push(entry);
-      shard.read = entry.seq;
       // The Lambda event carries the time in seconds.
       const time = Number(record.dynamodb?.ApproximateCreationDateTime) / 1000;
       const dynamodb = { ...record.dynamodb, ApproximateCreationDateTime: time };
       const event = code.eventFromRecord(/** @type {any} */ ({ ...record, dynamodb }));
-      if (!event) continue;
-      entry.done = false;
-      void deliver(event).then((done) => {
-        entry.done = done;
-        settle();
-      });
+      const entry = { seq: String(record.dynamodb?.SequenceNumber), done: !event };
+      shard.pending.push(entry);
+      if (event)
+        void deliver(event).then((done) => {
+          entry.done = done;
+          settle();
+        });
     }
     settle();
     shard.iterator = page.NextShardIterator;
     shard.closed = !page.NextShardIterator;
   };
-  return async () => {
+  const readStream = async () => {
     const describe = new streamsApi.DescribeStreamCommand({ StreamArn: stream.arn });
     const { StreamDescription } = await streams.send(describe);
     const start = (/** @type {streamsApi.Shard} */ shard) =>
       BigInt(shard.SequenceNumberRange?.StartingSequenceNumber ?? 0);
     const all = [...(StreamDescription?.Shards ?? [])].sort((a, b) => Number(start(a) - start(b)));
     for (const shard of all) if (shard.ShardId) await readShard(shard.ShardId);
+  };
+  const loop = (async () => {
+    for (; !signal.aborted; await sleep(200)) {
+      await readStream().catch((/** @type {Error} */ error) => {
+        if (!signal.aborted) log(`events: reading the stream failed: ${error.message}`);
+      });
+    }
+  })();
+  return {
+    stop: async () => {
+      stopping.abort();
+      await loop;
+      streams.destroy();
+    },
   };
 }

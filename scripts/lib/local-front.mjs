@@ -74,7 +74,6 @@ export function forwardedHeaders(headers, size) {
  * Starts the front on `port` (0: one the OS picks), passing requests to serverless-offline at
  * `target` (its base URL). `corsOrigins` defaults to CORS_ORIGINS.
  * @param {{ target: string, port?: number, host?: string, corsOrigins?: string[] }} options
- * @returns {Promise<{ url: string, stop: () => Promise<void> }>}
  */
 export async function startLocalFront({ target, port = 0, host = "localhost", corsOrigins }) {
   const origins = corsOrigins ?? readOrigins();

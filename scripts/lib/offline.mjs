@@ -3,13 +3,11 @@
 import { execFile, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import * as local from "./dynamodb-local.mjs";
 import { freePort } from "./ports.mjs";
 import { supervise } from "./processes.mjs";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
 
 /**
@@ -27,17 +25,11 @@ const FUNCTION_OPTIONS = ["--terminateIdleLambdaTime", "60", "--useInProcess"];
  *   env?: Record<string, string | undefined> }} settings env: more, such as LOG_LEVEL
  */
 export function spawnOffline(settings) {
-  const {
-    httpPort,
-    lambdaPort,
-    host = "localhost",
-    timeZone = "UTC",
-    stdio = "inherit",
-  } = settings;
-  const args = [serverlessBin, "offline", "start", "--stage", "local", ...FUNCTION_OPTIONS];
-  args.push("--host", host, "--httpPort", String(httpPort), "--lambdaPort", String(lambdaPort));
-  const child = spawn(process.execPath, args, {
-    cwd: root,
+  const { host = "localhost", timeZone = "UTC", stdio = "inherit" } = settings;
+  const ports = ["--httpPort", settings.httpPort, "--lambdaPort", settings.lambdaPort].map(String);
+  const args = [serverlessBin, "offline", "start", "--stage", "local", "--host", host, ...ports];
+  const child = spawn(process.execPath, [...args, ...FUNCTION_OPTIONS], {
+    cwd: new URL("../..", import.meta.url),
     detached: true,
     stdio: ["ignore", stdio, stdio],
     env: {
@@ -51,11 +43,10 @@ export function spawnOffline(settings) {
       AWS_REGION: local.LOCAL_REGION,
       AWS_ACCESS_KEY_ID: local.LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: local.LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     },
   });
   const offline = supervise(child, "serverless-offline");
-  const baseUrl = `http://${host}:${httpPort}`;
+  const baseUrl = `http://${host}:${settings.httpPort}`;
   const answers = () =>
     fetch(`${baseUrl}/api/post`, { signal: AbortSignal.timeout(5_000) }).then(
       (probe) => probe.arrayBuffer().then(() => true),
@@ -81,7 +72,7 @@ export async function rssOf(/** @type {number} */ pid) {
  *   onLogLine?: (line: Record<string, unknown>) => void }} options
  */
 export async function startLocalApi(options) {
-  const { posts, keys, onLogLine } = options;
+  const { onLogLine } = options;
   const db = await local.startDynamoDbLocal({ port: options.dynamoPort, dbPath: options.dbPath });
   /** @type {ReturnType<typeof spawnOffline> | undefined} */
   let offline;
@@ -95,20 +86,19 @@ export async function startLocalApi(options) {
   // The OS may hand out a port that is free only because its owner has yet to listen on it.
   let httpPort = lambdaPort;
   while ([lambdaPort, ...(options.reserved ?? [])].includes(httpPort)) httpPort = await freePort();
-  const settings = {
-    host: "127.0.0.1",
-    timeZone: options.timeZone,
-    httpPort,
-    lambdaPort,
-    dynamoEndpoint: db.endpoint,
-    postsTable: posts,
-    idempotencyTable: keys,
-    stdio: /** @type {"pipe" | "inherit"} */ (onLogLine ? "pipe" : "inherit"),
-    env: onLogLine ? { LOG_LEVEL: "info" } : {},
-  };
   const serve = async () => {
     await end();
-    const started = (offline = spawnOffline(settings));
+    const started = (offline = spawnOffline({
+      host: "127.0.0.1",
+      timeZone: options.timeZone,
+      httpPort,
+      lambdaPort,
+      dynamoEndpoint: db.endpoint,
+      postsTable: options.posts,
+      idempotencyTable: options.keys,
+      stdio: onLogLine ? "pipe" : "inherit",
+      env: onLogLine ? { LOG_LEVEL: "info" } : {},
+    }));
     started.child.stderr?.resume(); // read and dropped, so that a full pipe never stalls it
     if (onLogLine && started.child.stdout) {
       createInterface({ input: started.child.stdout }).on("line", (line) => {
@@ -124,8 +114,8 @@ export async function startLocalApi(options) {
   };
   const client = local.localClient(db.endpoint);
   try {
-    await local.ensureTable(client, posts);
-    await local.ensureIdempotencyTable(client, keys);
+    await local.ensureTable(client, options.posts);
+    await local.ensureIdempotencyTable(client, options.keys);
     await serve();
   } catch (error) {
     await stop();
@@ -133,6 +123,6 @@ export async function startLocalApi(options) {
   } finally {
     client.destroy();
   }
-  const baseUrl = `http://127.0.0.1:${settings.httpPort}`;
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
   return { db, baseUrl, rss: () => rssOf(offline?.pid ?? 0), restart: serve, stop };
 }

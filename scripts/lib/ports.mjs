@@ -2,15 +2,16 @@
 import { createServer } from "node:net";
 
 /**
- * Listens on `port` (0: one the OS picks) and closes at once: the port, or the error that stopped
- * it. Without `host`, the unspecified address, which also collides with 127.0.0.1 and ::1.
+ * Listens on `port` (0: one the OS picks) and closes at once: the port, or a rejection with the
+ * error that stopped it. Without `host`, the unspecified address, which also collides with
+ * 127.0.0.1 and ::1.
  * @param {number} port
  * @param {string} [host]
- * @returns {Promise<number | NodeJS.ErrnoException>}
+ * @returns {Promise<number>}
  */
 export const tryListen = (port, host) =>
-  new Promise((resolve) => {
-    const server = createServer().unref().once("error", resolve);
+  new Promise((resolve, reject) => {
+    const server = createServer().unref().once("error", reject);
     server.listen(port, host, () => {
       const address = /** @type {import("node:net").AddressInfo} */ (server.address());
       server.close(() => resolve(address.port));
@@ -18,8 +19,4 @@ export const tryListen = (port, host) =>
   });
 
 /** A port on 127.0.0.1 that nothing listens on now, picked by the OS. */
-export async function freePort() {
-  const outcome = await tryListen(0, "127.0.0.1");
-  if (typeof outcome !== "number") throw outcome;
-  return outcome;
-}
+export const freePort = () => tryListen(0, "127.0.0.1");

@@ -12,9 +12,8 @@ export class SetupError extends Error {
 
 /** The major version in `java -version` output ("1.8.0_392" is 8, "17.0.15" is 17). */
 export function javaMajor(/** @type {string} */ versionOutput) {
-  const match = /version "(\d+)(?:\.(\d+))?/.exec(versionOutput);
-  if (!match) return undefined;
-  return match[1] === "1" && match[2] ? Number(match[2]) : Number(match[1]);
+  const major = /version "(?:1\.)?(\d+)/.exec(versionOutput)?.[1];
+  return major === undefined ? undefined : Number(major);
 }
 
 /** Throws a SetupError unless `java` on PATH is Java 17 or newer. */
@@ -50,8 +49,8 @@ export async function requireFreePort(
   /** @type {string} */ purpose,
   /** @type {string} */ setting,
 ) {
-  const { code } = /** @type {NodeJS.ErrnoException} */ (await tryListen(port));
-  if (code === undefined) return;
+  const code = await tryListen(port).catch((error) => String(error.code));
+  if (typeof code === "number") return;
   throw new SetupError(
     `Port ${port} ${code === "EADDRINUSE" ? "is already in use" : `cannot be used (${code})`}, ` +
       `so ${purpose} cannot listen there. Stop what holds it, or pick another port: ` +
@@ -71,33 +70,32 @@ export function dynamoDbLocalBuild(/** @type {string} */ root) {
 export const DATA_VERSION_FILE = "dynamodb-local-build.txt";
 
 /**
- * Throws a SetupError if `dataDir` cannot hold DynamoDB Local's data: not a folder, not readable
+ * Throws a SetupError if `dir` cannot hold DynamoDB Local's data: not a folder, not readable
  * and writable, or written by another DynamoDB Local build (whose files this one may misread).
  */
-export function requireUsableDataDir(/** @type {string} */ dataDir, /** @type {string} */ build) {
-  if (!existsSync(dataDir)) return;
-  const name = dataDir.replace(/\/+$/, "");
-  const aside = `move it aside (mv ${name} ${name}.old) to start with an empty database`;
-  if (!statSync(dataDir).isDirectory()) {
-    throw new SetupError(`${name} should be DynamoDB Local's data folder but is a file: ${aside}.`);
+export function requireUsableDataDir(/** @type {string} */ dir, /** @type {string} */ build) {
+  if (!existsSync(dir)) return;
+  const aside = `move it aside (mv ${dir} ${dir}.old) to start with an empty database`;
+  if (!statSync(dir).isDirectory()) {
+    throw new SetupError(`${dir} should be DynamoDB Local's data folder but is a file: ${aside}.`);
   }
-  const versionFile = `${dataDir}/${DATA_VERSION_FILE}`;
+  const versionFile = `${dir}/${DATA_VERSION_FILE}`;
   try {
-    accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
-    for (const file of [versionFile, `${dataDir}/shared-local-instance.db`]) {
+    accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+    for (const file of [versionFile, `${dir}/shared-local-instance.db`]) {
       if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
     }
   } catch (error) {
     const { code } = /** @type {NodeJS.ErrnoException} */ (error);
     throw new SetupError(
-      `${name} (DynamoDB Local's data) cannot be read and written (${code}): give your user ` +
-        `access to it (sudo chown -R "$USER" ${name}), or ${aside}.`,
+      `${dir} (DynamoDB Local's data) cannot be read and written (${code}): give your user ` +
+        `access to it (sudo chown -R "$USER" ${dir}), or ${aside}.`,
     );
   }
   const writtenBy = existsSync(versionFile) ? readFileSync(versionFile, "utf8").trim() : build;
   if (writtenBy !== build) {
     throw new SetupError(
-      `${name} was written by DynamoDB Local ${writtenBy}; this project now runs ${build}, ` +
+      `${dir} was written by DynamoDB Local ${writtenBy}; this project now runs ${build}, ` +
         `which may not read it. To keep those posts, use the checkout that wrote them; or ${aside}.`,
     );
   }
