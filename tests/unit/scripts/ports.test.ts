@@ -1,0 +1,50 @@
+// Unit: a free port for a process that listens later (scripts/lib/ports.mjs) is one nothing holds,
+// below the ephemeral ranges the OS takes outgoing connections' ports from, and a taken one is
+// passed over.
+import { once } from "node:events";
+import { type Server, createServer } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { freePort } from "../../../scripts/lib/ports.mjs";
+
+let held: Server | undefined;
+afterEach(() => {
+  vi.restoreAllMocks();
+  held?.close();
+  held = undefined;
+});
+
+/** Math.random's value that makes freePort try `port` first. */
+const randomFor = (port: number) => (port - 20_000 + 0.5) / 12_000;
+
+/** Listens on a port freePort can pick; that port. */
+async function holdOne() {
+  held = createServer();
+  await once(held.listen(await freePort(), "127.0.0.1"), "listening");
+  return (held.address() as { port: number }).port;
+}
+
+describe("freePort", () => {
+  it("picks a port below the ephemeral ranges that can be listened on", async () => {
+    const port = await freePort();
+    expect(port).toBeGreaterThanOrEqual(20_000);
+    expect(port).toBeLessThan(32_768);
+    const server = createServer();
+    await once(server.listen(port, "127.0.0.1"), "listening");
+    server.close();
+  });
+
+  it("passes over a port something listens on", async () => {
+    const taken = await holdOne();
+    const other = await freePort();
+    vi.spyOn(Math, "random")
+      .mockReturnValueOnce(randomFor(taken))
+      .mockReturnValueOnce(randomFor(other));
+    expect(await freePort()).toBe(other);
+  });
+
+  it("gives up with the listen's error once every attempt found its port taken", async () => {
+    const taken = await holdOne();
+    vi.spyOn(Math, "random").mockReturnValue(randomFor(taken));
+    await expect(freePort(3)).rejects.toMatchObject({ code: "EADDRINUSE" });
+  });
+});
