@@ -29,14 +29,15 @@ class SettingError extends Error {
   }
 }
 
-/** A TCP port setting, when set. */
-function port(name, env) {
+/** A TCP port setting: its number, or undefined when unset (empty or blank). */
+function readPort(name, env = process.env) {
   const raw = (env[name] ?? "").trim();
-  if (raw === "") return;
+  if (raw === "") return undefined;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < 1 || value > 65535) {
     throw new Error(`${name} must be a port number from 1 to 65535, not ${JSON.stringify(raw)}`);
   }
+  return value;
 }
 
 /** TIME_ZONE, when set: an IANA zone this Node (and so Lambda's) knows. */
@@ -91,9 +92,9 @@ function localWebhook(env) {
 
 /** Every check, in the order docs/configuration.md lists the settings. */
 const CHECKS = [
-  (env) => port("PORT", env),
-  (env) => port("DYNAMODB_PORT", env),
-  (env) => port("LAMBDA_PORT", env),
+  (env) => readPort("PORT", env),
+  (env) => readPort("DYNAMODB_PORT", env),
+  (env) => readPort("LAMBDA_PORT", env),
   timeZone,
   readApplicationLogLevel,
   functionSettings,
@@ -122,6 +123,7 @@ function checkSettings(env = process.env) {
 module.exports = {
   SettingError,
   checkSettings,
+  readPort,
   /** serverless.yml's provider.stage: --stage (dev by default), once every setting is checked. */
   stage: ({ options }) => {
     checkSettings();

@@ -83,7 +83,7 @@ export const BUNDLE_MAX_BYTES = 230 * 1024;
  */
 export const BUNDLE_MAX_BYTES_OF = { "deliver-webhooks": 275 * 1024 };
 /** What the plugin leaves out: the default credential chain, its clients, the event-stream codec. */
-export const LEFT_OUT = [
+const LEFT_OUT = [
   /@aws-sdk\/credential-provider-(node|sso|ini|process|web-identity|http|login)\//,
   /@aws-sdk\/(nested-clients|token-providers)\/|@smithy\/credential-provider-imds\//,
   /@smithy\/core\/dist-es\/submodules\/event-streams\//,

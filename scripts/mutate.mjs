@@ -68,6 +68,7 @@ await runWithFlags({
       group = child.pid ?? 0;
       const [code] = await once(child, "exit");
       endGroup();
+      group = 0; // ended: its id may be another group's by the time this process exits
       failed ||= code !== 0;
     }
     return failed ? 1 : 0;

@@ -26,10 +26,12 @@ Ctrl-C stops everything it started. Exit codes: 1 a setup problem (one line says
 
 /** Every setting, checked by the code serverless.yml runs; then the machine, before anything starts. */
 async function checkSetup(/** @type {NodeJS.ProcessEnv} */ env, /** @type {string} */ dbPath) {
+  // Named through a variable: type-checking every config module it reaches is not this file's job.
+  const settingsModule = "../config/settings.cjs";
+  /** @type {{ checkSettings(): void, readPort(name: string, env: object): number | undefined }} */
+  const settings = require(settingsModule);
   try {
-    // Named through a variable: type-checking every config module it reaches is not this file's job.
-    const settingsModule = "../config/settings.cjs";
-    require(settingsModule).checkSettings();
+    settings.checkSettings();
   } catch (error) {
     throw new StopError(/** @type {Error} */ (error).message);
   }
@@ -46,9 +48,10 @@ async function checkSetup(/** @type {NodeJS.ProcessEnv} */ env, /** @type {strin
     );
   }
   checks.requireJava();
-  const port = Number(env.PORT || 3000);
-  const lambdaPort = Number(env.LAMBDA_PORT || port + 2);
-  const dynamoPort = Number(env.DYNAMODB_PORT || 8000);
+  // Read as the check above read them: blank is unset.
+  const port = settings.readPort("PORT", env) ?? 3000;
+  const lambdaPort = settings.readPort("LAMBDA_PORT", env) ?? port + 2;
+  const dynamoPort = settings.readPort("DYNAMODB_PORT", env) ?? 8000;
   await checks.requireFreePort(port, "the API", "PORT");
   await checks.requireFreePort(lambdaPort, "serverless-offline's Lambda port", "LAMBDA_PORT");
   await checks.requireFreePort(dynamoPort, "DynamoDB Local", "DYNAMODB_PORT");
@@ -117,10 +120,15 @@ async function main(env = process.env) {
     const serveAnew = setTimeout(() => {
       restarting = restarting.then(async () => {
         if (exiting || !api) return;
-        await api.restart().catch(() => undefined);
-        console.log(
-          `\nRebuilt: serving the new bundles at http://localhost:${setup.port}/api/post\n`,
-        );
+        try {
+          await api.restart();
+          console.log(
+            `\nRebuilt: serving the new bundles at http://localhost:${setup.port}/api/post\n`,
+          );
+        } catch (error) {
+          // One that exited also ends npm start, through onExit; one stopped by Ctrl-C is no news.
+          if (!exiting) console.error(`npm start: the rebuilt bundles are not served: ${error}`);
+        }
       });
     }, 300);
     started.push(await watch({ onBuilt: () => void serveAnew.refresh() }));

@@ -26,13 +26,15 @@ export function urlFlag(/** @type {string} */ flag, /** @type {string | undefine
 export const tokenFlag = (/** @type {{ token?: string }} */ values) =>
   values.token ?? (process.env.API_TOKEN || undefined);
 
-/** The service `npm start` serves, on $PORT as it does (3000 by default). */
+/** The service `npm start` serves, on $PORT read as it reads it (3000 by default). */
 export function localUrl(env = process.env) {
-  const port = env.PORT || "3000"; // empty is unset, as config/settings.cjs reads it
-  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
-    throw new StopError(`PORT must be a port number from 1 to 65535, not ${JSON.stringify(port)}`);
+  /** @type {{ readPort(name: string, env: object): number | undefined }} */
+  const settings = createRequire(import.meta.url)("../../config/settings.cjs");
+  try {
+    return `http://localhost:${settings.readPort("PORT", env) ?? 3000}`;
+  } catch (error) {
+    throw new StopError(/** @type {Error} */ (error).message);
   }
-  return `http://localhost:${port}`;
 }
 
 /** @typedef {Record<string, any>} FlagValues a command line's flags as parseArgs reads them */

@@ -83,9 +83,11 @@ export async function startLocalApi(options) {
   };
   const stop = () => end().then(db.stop);
   const lambdaPort = options.lambdaPort ?? (await freePort());
-  // The OS may hand out a port that is free only because its owner has yet to listen on it.
-  let httpPort = lambdaPort;
-  while ([lambdaPort, ...(options.reserved ?? [])].includes(httpPort)) httpPort = await freePort();
+  // A port nothing listens on yet may still be one the caller is about to listen on.
+  let httpPort;
+  do httpPort = await freePort();
+  while ([lambdaPort, ...(options.reserved ?? [])].includes(httpPort));
+  let serving = false; // once it first answered: an early end is the start's failure, not onExit's
   const serve = async () => {
     await end();
     const started = (offline = spawnOffline({
@@ -109,14 +111,16 @@ export async function startLocalApi(options) {
         }
       });
     }
+    // Heard before it answers: a restart that dies on the way ends `npm start` too.
+    void started.exited.then((code) => offline === started && serving && options.onExit?.(code));
     await started.ready(120_000);
-    void started.exited.then((code) => offline === started && options.onExit?.(code));
   };
   const client = local.localClient(db.endpoint);
   try {
     await local.ensureTable(client, options.posts);
     await local.ensureIdempotencyTable(client, options.keys);
     await serve();
+    serving = true;
   } catch (error) {
     await stop();
     throw error;

@@ -2,8 +2,12 @@
 // pool (AUTH_USER_POOL=true), an access token for its machine client. AWS SDK calls with the
 // caller's own credentials, the SDK loaded only when called (so a command's --help works before
 // npm install, and without it says to run it); every failure is a StopError saying what to do.
+import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StopError, importWithPackages } from "./cli.mjs";
+
+// CORS_ORIGINS read as the stage reads it (no dependency: --help works before npm install).
+const { readOrigins } = createRequire(import.meta.url)("../../config/cors.cjs");
 
 // The SDK's notice that later versions will need Node 22 would bury a command's one line; the
 // commands run on the Node versions package.json's engines allow.
@@ -16,7 +20,7 @@ const TOKEN_TIMEOUT_MS = 10_000;
 const RETRY_PAUSE_MS = 5_000;
 
 /** Whether a stack's outputs show the stage's own user pool (config/user-pool.cjs). */
-export const hasUserPool = (/** @type {Record<string, string>} */ outputs) =>
+const hasUserPool = (/** @type {Record<string, string>} */ outputs) =>
   Boolean(outputs.TokenEndpoint && outputs.WriterClientId && outputs.UserPoolId);
 
 /** The AWS SDK's client package `@aws-sdk/client-<name>`, loaded now. */
@@ -135,7 +139,7 @@ export function smokePlan(outputs, env) {
   const flags = ["--url", outputs.ServiceEndpoint ?? "<the stage's URL>"];
   if (env.TIME_ZONE) flags.push("--time-zone", env.TIME_ZONE);
   // CORS is checked from the first of CORS_ORIGINS, and from any origin when that is `*`.
-  const origin = /[^\s,][^,]*/.exec(env.CORS_ORIGINS ?? "")?.[0].trim();
+  const [origin] = /** @type {string[]} */ (readOrigins(env));
   if (origin) flags.push("--origin", origin === "*" ? "https://any-origin.example" : origin);
   if (hasUserPool(outputs)) return { flags, token: "from-pool" };
   const open = !env.AUTH_ISSUER_URL?.trim() && env.ALLOW_ANONYMOUS_WRITES === "true";

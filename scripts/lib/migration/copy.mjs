@@ -101,7 +101,8 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     }
   };
 
-  // A failure that stops the run (a StopError) stops every lane from taking another post.
+  // A failure that stops the run (a StopError) stops every lane from taking another post; the
+  // posts in flight then finish on their own, after the run has said why it stopped.
   const copied = await pMap(source.posts, copyOne, { concurrency }).finally(bar.end);
   return { results: [...results, ...copied], target };
 }
