@@ -19,7 +19,7 @@ export const benchDir = `${root}bench`;
 /** Where the bench builds; removed however the run ends. */
 export const staging = `${root}dist/.bench-${process.pid}`;
 
-/** Counts and time budgets; those of the sections run by default sum to well under five minutes. */
+/** Counts and time budgets: every loop stops at its count or its budget, whichever comes first. */
 export const LIMITS = {
   childTimeoutMs: 30_000,
   cold: { runs: 20, budgetMs: 75_000 },

@@ -37,10 +37,8 @@ async function importStreamed(/** @type {Record<string, string>} */ env) {
   return async (/** @type {ApiEvent} */ event, title = "") => {
     const [body, write] = [/** @type {Buffer[]} */ ([]), process.stdout.write];
     const sink = new Writable({ write: (chunk, _, done) => (body.push(chunk), done()) });
-    let units = NaN;
-    process.stdout.write = /** @type {any} */ (
-      (/** @type {string} */ line) => (units = JSON.parse(line).ReadUnits ?? units)
-    );
+    const lines = /** @type {string[]} */ ([]);
+    process.stdout.write = /** @type {any} */ ((/** @type {string} */ line) => lines.push(line));
     const started = performance.now();
     try {
       await run?.(event, sink, LIST_CONTEXT);
@@ -48,6 +46,8 @@ async function importStreamed(/** @type {Record<string, string>} */ env) {
       process.stdout.write = write;
     }
     const ms = performance.now() - started;
+    // Read once the clock stopped: parsing is the bench's work, not the list's.
+    const units = lines.map((line) => JSON.parse(line).ReadUnits).findLast(Number.isFinite) ?? NaN;
     if (statusCode !== 200) throw new Error(`the streamed list answered ${statusCode}`);
     if (title && !Buffer.concat(body).includes(title)) throw new Error("the list missed a write");
     return { ms, units };
@@ -76,9 +76,9 @@ function listCacheSection(section, table, posts) {
       const firstMs = initMs + (await list(IDENTITY)).ms;
       /** @type {Record<string, number[]>} */
       const runs = {};
-      const keep = (/** @type {string} */ key, /** @type {{ ms: number, units?: number }} */ r) => {
+      const keep = (/** @type {string} */ key, /** @type {{ ms: number, units: number }} */ r) => {
         (runs[key] ??= []).push(r.ms);
-        if (r.units !== undefined) (runs[`${key}Units`] ??= []).push(r.units);
+        (runs[`${key}Units`] ??= []).push(r.units);
       };
       await rounds(o.warmLists, o.budgetMs, [0], async () => keep("warm", await list(GZIP)));
       // Written through the floor, which advances the change marker as a handler's write does.
@@ -102,7 +102,9 @@ function listCacheSection(section, table, posts) {
         afterWrites("many", MANY_WRITES, round),
       );
       const medians = Object.entries(runs).map(([key, values]) => [key, median(values)]);
-      const counts = Object.entries(runs).map(([key, values]) => [`${key}Runs`, values.length]);
+      const counts = Object.entries(runs)
+        .filter(([key]) => !key.endsWith("Units")) // as many as the times beside them
+        .map(([key, values]) => [`${key}Runs`, values.length]);
       return { initMs, firstMs, ...Object.fromEntries([...medians, ...counts]) };
     },
     rows(/** @type {any} */ r) {
@@ -120,7 +122,7 @@ function listCacheSection(section, table, posts) {
         row(`${name}, new instance: init + first list (vs bare Scan)`, r.firstMs, r.scan),
         row("  its init (vs the whole)", r.initMs, r.firstMs),
         scan(`warm, unchanged, gzipped, median of ${r.warmRuns}`, r.warm, at10k("<= 0.02x")),
-        scan(`unchanged, median of ${r.oneRuns}`, r.unchanged),
+        scan(`unchanged, median of ${r.unchangedRuns}`, r.unchanged),
         scan(`after 1 write, patched, median of ${r.oneRuns}`, r.one, at10k("<= 0.05x")),
         row("  the same (vs the unchanged list)", r.one, r.unchanged, at10k("<= 1.5x")),
         row("  the same, gzipped: the whole list compressed (vs not gzipped)", r.oneGzip, r.one),

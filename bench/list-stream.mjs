@@ -16,12 +16,12 @@ const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.c
 export const listStream = {
   title: `the list streamed: ${LIMITS.list.posts} posts under the Lambda runtime's client`,
   async measure({ endpoint }) {
-    const child = `${benchDir}/list-stream-child.mjs`;
+    const [child, node] = [`${benchDir}/list-stream-child.mjs`, installRuntimeNode()];
     /** A new instance over `table`; `afterWrite`, a post retitled after its init. */
     const inChild = async (/** @type {string} */ table, afterWrite = false) => {
       const update = afterWrite ? [`${staging}/update-post`] : [];
       const args = [child, `${staging}/list-posts`, LIST_NODE_OPTIONS, ...update];
-      const run = await runNode(args, lambdaEnv(endpoint, table), 240_000, installRuntimeNode());
+      const run = await runNode(args, lambdaEnv(endpoint, table), 240_000, node);
       const stored = table === TABLES.listBig ? LIMITS.list.posts : 20;
       if (run.posts !== stored) throw new Error(`${table} streamed ${run.posts} posts`);
       return run;

@@ -89,6 +89,14 @@ const LEFT_OUT = [
   /@smithy\/core\/dist-es\/submodules\/event-streams\//,
 ];
 
+/** A bundle's size in bytes, from its metafile. */
+export const bundleBytes = (/** @type {esbuild.Metafile} */ metafile) =>
+  Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+
+/** The largest bundle accepted for the handler `name`, in bytes. */
+export const bundleCap = (/** @type {string} */ name) =>
+  BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES;
+
 /**
  * What is wrong with one bundle, from its metafile: an input the plugin should have left out (an
  * SDK upgrade moving the paths it matches would bring them back quietly), or a size over the cap.
@@ -97,8 +105,7 @@ const LEFT_OUT = [
 export function bundleProblems(name, metafile) {
   const inputs = Object.keys(metafile.inputs);
   const kept = LEFT_OUT.flatMap((pattern) => inputs.filter((input) => pattern.test(input)));
-  const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  const max = BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES;
+  const [bytes, max] = [bundleBytes(metafile), bundleCap(name)];
   const problems = kept.map((input) => `${name}: bundles ${input}, which Lambda never runs`);
   if (bytes > max) problems.push(`${name}: ${bytes} bytes, over ${max}`);
   return problems;
