@@ -6,9 +6,6 @@ import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StopError, importWithPackages } from "./cli.mjs";
 
-// CORS_ORIGINS read as the stage reads it (no dependency: --help works before npm install).
-const { readOrigins } = createRequire(import.meta.url)("../../config/cors.cjs");
-
 // The SDK's notice that later versions will need Node 22 would bury a command's one line; the
 // commands run on the Node versions package.json's engines allow.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -139,7 +136,9 @@ export function smokePlan(outputs, env) {
   const flags = ["--url", outputs.ServiceEndpoint ?? "<the stage's URL>"];
   if (env.TIME_ZONE) flags.push("--time-zone", env.TIME_ZONE);
   // CORS is checked from the first of CORS_ORIGINS, and from any origin when that is `*`.
-  const [origin] = /** @type {string[]} */ (readOrigins(env));
+  // CORS_ORIGINS read as the stage reads it; loaded here, as only the deploy needs it.
+  const cors = createRequire(import.meta.url)("../../config/cors.cjs");
+  const [origin] = /** @type {string[]} */ (cors.readOrigins(env));
   if (origin) flags.push("--origin", origin === "*" ? "https://any-origin.example" : origin);
   if (hasUserPool(outputs)) return { flags, token: "from-pool" };
   const open = !env.AUTH_ISSUER_URL?.trim() && env.ALLOW_ANONYMOUS_WRITES === "true";

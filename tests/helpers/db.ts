@@ -76,11 +76,9 @@ const PATIENT_CLIENT: Partial<DynamoDBClientConfig> = {
 export async function freshTable(label: string, endpoint = inject("dynamoEndpoint")) {
   const tableName = `${label}-${process.pid}-${++tables}-${Date.now()}`;
   const idempotencyTableName = `${tableName}-keys`;
-  const admin = localClient(endpoint);
-  await ensureTable(admin, tableName);
-  await ensureIdempotencyTable(admin, idempotencyTableName);
-  admin.destroy();
   const table = openTable(tableName, idempotencyTableName, endpoint);
+  await ensureTable(table.admin, tableName);
+  await ensureIdempotencyTable(table.admin, idempotencyTableName);
   const drop = async () => {
     await table.admin.send(new DeleteTableCommand({ TableName: tableName }));
     await table.admin.send(new DeleteTableCommand({ TableName: idempotencyTableName }));

@@ -43,7 +43,7 @@ export async function startOfflinePool(dynamoEndpoint: string) {
     const table = await freshTable(`shared-${config}`, dynamoEndpoint);
     const { tableName, idempotencyTableName } = table;
     try {
-      const options = { label: config, dynamoEndpoint, tableName, idempotencyTableName };
+      const options = { dynamoEndpoint, tableName, idempotencyTableName };
       return { served: await serve({ ...options, ...SHARED_CONFIGS[config] }), table };
     } catch (error) {
       await table.drop();
@@ -70,6 +70,8 @@ export async function startOfflinePool(dynamoEndpoint: string) {
       (instance) => {
         pool.starting -= 1;
         pool.all.add(instance);
+        // Started after stop() retired the rest: nobody else would end it.
+        if (stopping) return void retire(pool, instance);
         pool.idle.push(instance);
         dispatch(config);
       },

@@ -11,6 +11,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../scripts/lib/dynamodb-loca
 import { parseOrigins } from "../../lib/http/cors.js";
 import { startLocalFront } from "../../scripts/lib/local-front.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
+import { supervise } from "../../scripts/lib/processes.mjs";
 import { type OpenTable, freshTable, openTable } from "./db.js";
 import type { SharedConfig } from "./offline-configs.js";
 
@@ -19,11 +20,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 export const serverlessBin = `${root}node_modules/serverless/bin/serverless.js`;
 
 const OUTPUT_KEPT_CHARS = 64 * 1024;
-const STOP_GRACE_MS = 5_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export interface OfflineOptions {
+interface OfflineOptions {
   /** Names the fresh table after the test file. */
   label: string;
   /** The server's local time zone (`TIME_ZONE`, and `TZ` for the process). */
@@ -89,10 +87,13 @@ export interface ServedInfo {
  * before it; resolves once it answers HTTP. `stop()` ends both and removes the log file.
  */
 export async function serve(
-  options: OfflineOptions & { tableName: string; idempotencyTableName: string },
+  options: Omit<OfflineOptions, "label"> & {
+    dynamoEndpoint: string;
+    tableName: string;
+    idempotencyTableName: string;
+  },
 ): Promise<ServedInfo & { stop(): Promise<void> }> {
-  const { timeZone = "UTC", readyTimeoutMs = 60_000, env = {} } = options;
-  const dynamoEndpoint = options.dynamoEndpoint ?? inject("dynamoEndpoint");
+  const { timeZone = "UTC", readyTimeoutMs = 60_000, env = {}, dynamoEndpoint } = options;
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];
   const logFile = join(tmpdir(), `offline-${process.pid}-${httpPort}.log`);
   const log = openSync(logFile, "w");
@@ -122,53 +123,37 @@ export async function serve(
         // the function's TZ setting alone would not reach them.
         TZ: timeZone,
         LOG_LEVEL: env.LOG_LEVEL ?? "silent",
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       },
     },
   );
   closeSync(log);
-  const pid = child.pid;
-  let exited = pid === undefined;
-  const exit = new Promise<void>((resolve) => {
-    if (exited) resolve();
-    child.once("exit", () => {
-      exited = true;
-      resolve();
-    });
-  });
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      if (pid !== undefined) process.kill(-pid, signal);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-    }
-  };
-  // Last resort if the test process ends without afterAll (a crash, a killed worker).
-  const killOnExit = () => signalGroup("SIGKILL");
-  process.once("exit", killOnExit);
+  // Stopped with its whole group, and killed still if this process ends first.
+  const offline = supervise(child, "serverless-offline");
   const held: { front?: Awaited<ReturnType<typeof startLocalFront>> } = {};
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await held.front?.stop();
-      signalGroup("SIGTERM");
-      const timer = setTimeout(() => signalGroup("SIGKILL"), STOP_GRACE_MS);
-      await exit;
-      clearTimeout(timer);
-      signalGroup("SIGKILL"); // anything left in the group once its leader is gone
-      process.off("exit", killOnExit);
+      await offline.stop();
       rmSync(logFile, { force: true });
     })());
 
   const offlineUrl = `http://127.0.0.1:${httpPort}`;
-  // Its own line saying it listens on the port first: a free port can be taken by another process
-  // between freePort() and serverless-offline's listen, and that process would answer the probe.
-  const listening = () => readFileSync(logFile, "utf8").includes(`Server ready: ${offlineUrl} `);
-  const notReady = await answersWithin(offlineUrl, readyTimeoutMs, () => exited, listening);
-  if (notReady) {
+  // Its own line saying it listens on the port first: another process that picked the same free
+  // port before serverless-offline listened on it would answer the probe.
+  let listening = false;
+  const answers = async () => {
+    listening ||= readFileSync(logFile, "utf8").includes(`Server ready: ${offlineUrl} `);
+    if (!listening) return false;
+    const probe = fetch(`${offlineUrl}/api/post`, { signal: AbortSignal.timeout(5_000) });
+    return probe.then((answer) => answer.arrayBuffer().then(() => true)).catch(() => false);
+  };
+  try {
+    await offline.ready(answers, readyTimeoutMs);
+  } catch (error) {
     const output = readFileSync(logFile, "utf8").slice(-OUTPUT_KEPT_CHARS);
     await stop();
-    throw new Error(`serverless-offline ${notReady}. Output:\n${output}`);
+    throw new Error(`${(error as Error).message}. Output:\n${output}`);
   }
   // The requests go through npm start's front, as API Gateway's edge (scripts/lib/local-front.mjs).
   const corsOrigins = parseOrigins(env.CORS_ORIGINS);
@@ -178,28 +163,6 @@ export async function serve(
   const lambdaUrl = `http://127.0.0.1:${lambdaPort}`;
   const served = { baseUrl: front.url, offlineUrl, lambdaUrl, tableName, idempotencyTableName };
   return { ...served, timeZone, logFile, stop };
-}
-
-/** Why `url` did not answer GET /api/post in time, or undefined once it did. */
-async function answersWithin(
-  url: string,
-  timeoutMs: number,
-  exited: () => boolean,
-  listening: () => boolean,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (exited()) return "exited before answering HTTP";
-    try {
-      if (!listening()) throw new Error("not listening yet");
-      const probe = await fetch(`${url}/api/post`, { signal: AbortSignal.timeout(5_000) });
-      await probe.arrayBuffer();
-      return undefined;
-    } catch {
-      if (Date.now() > deadline) return `did not answer GET ${url}/api/post within ${timeoutMs} ms`;
-      await sleep(200);
-    }
-  }
 }
 
 /** The output and log lines a test sees: what the process wrote to its file from `from` on. */
@@ -234,6 +197,12 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   };
   return { baseUrl, lambdaUrl, table, timeZone, ...outputSince(logFile, 0), stop };
 }
+
+/**
+ * How long a file's beforeAll may wait for its lease: behind the other files of its configuration
+ * (at most two run at once), whose own length it cannot know.
+ */
+export const LEASE_WAIT_MS = 300_000;
 
 /**
  * One of the run's shared instances of `config` (tests/helpers/offline-configs.ts), this file's

@@ -6,16 +6,20 @@ import { promisify } from "node:util";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** `script` (a path from the repository's root) with `args` in `env`; at most `timeoutMs`. */
+/**
+ * `script` (a path from `cwd`, the repository's root by default) with `args` in `env`; at most
+ * `timeoutMs`.
+ */
 export async function runScript(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 30_000,
+  cwd = root,
 ) {
   try {
     const run = promisify(execFile)(process.execPath, [script, ...args], {
-      cwd: root,
+      cwd,
       env,
       timeout: timeoutMs,
     });

@@ -10,7 +10,7 @@ import {
 } from "../helpers/contract-cases.js";
 import { assertMatchesContract, contractSchema } from "../helpers/contract.js";
 import { emfProblems } from "../helpers/emf.js";
-import { type Offline, leaseOffline } from "../helpers/offline.js";
+import { LEASE_WAIT_MS, leaseOffline, type Offline } from "../helpers/offline.js";
 import { POST_KEYS, SHOWN_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
 
 // The shared instance's zone, Asia/Kathmandu (tests/helpers/offline-configs.ts): +05:45 all year,
@@ -40,7 +40,7 @@ beforeAll(async () => {
   // Lines at info, so the last test can check every line these requests caused.
   api = await leaseOffline("open");
   expect(api.timeZone, "the zone ZONE_OFFSET_MS stands for").toBe("Asia/Kathmandu");
-});
+}, LEASE_WAIT_MS);
 
 afterAll(async () => {
   await api?.stop();

@@ -3,7 +3,7 @@
 // signature (API Gateway checks that too); the packaged template is checked in tests/packaging.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
-import { type Offline, leaseOffline, startOffline } from "../helpers/offline.js";
+import { LEASE_WAIT_MS, leaseOffline, startOffline, type Offline } from "../helpers/offline.js";
 import { AUDIENCE, ISSUER, token } from "../helpers/tokens.js";
 
 /** The posts stored behind `api` (only positive ids are posts: the counter and marker items are not). */
@@ -38,7 +38,7 @@ describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIEN
   let api: Offline;
   beforeAll(async () => {
     api = await leaseOffline("auth");
-  });
+  }, LEASE_WAIT_MS);
   afterAll(async () => {
     await api?.stop();
   });

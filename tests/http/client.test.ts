@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError, NotJsonError, UnreachableError, createBlogClient } from "../../client/index.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
-import { type Offline, leaseOffline } from "../helpers/offline.js";
+import { LEASE_WAIT_MS, leaseOffline, type Offline } from "../helpers/offline.js";
 import { token } from "../helpers/tokens.js";
 
 let api: Offline;
@@ -19,7 +19,7 @@ let writer: string;
 beforeAll(async () => {
   api = await leaseOffline("auth");
   writer = await token();
-});
+}, LEASE_WAIT_MS);
 afterAll(async () => {
   await api?.stop();
 });

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMatchesContract } from "../helpers/contract.js";
-import { type Offline, leaseOffline } from "../helpers/offline.js";
+import { LEASE_WAIT_MS, leaseOffline, type Offline } from "../helpers/offline.js";
 
 /**
  * The list's tag as the service makes it: each post's digest (16 bytes of a SHA-256 of its JSON),
@@ -26,7 +26,7 @@ let api: Offline;
 
 beforeAll(async () => {
   api = await leaseOffline("open");
-});
+}, LEASE_WAIT_MS);
 afterAll(async () => {
   await api?.stop();
 });

@@ -2,14 +2,14 @@
 // serverless-offline reflects any Origin back, where API Gateway answers only the listed ones,
 // so the refusal of other origins is checked on the packaged template instead.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Offline, leaseOffline } from "../helpers/offline.js";
+import { LEASE_WAIT_MS, leaseOffline, type Offline } from "../helpers/offline.js";
 import { SHARED_ORIGIN as ORIGIN } from "../helpers/offline-configs.js";
 
 let api: Offline;
 
 beforeAll(async () => {
   api = await leaseOffline("open");
-});
+}, LEASE_WAIT_MS);
 afterAll(async () => {
   await api?.stop();
 });

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/ports.mjs";
-import { type Offline, leaseOffline } from "../helpers/offline.js";
+import { LEASE_WAIT_MS, leaseOffline, type Offline } from "../helpers/offline.js";
 import { SHARED_CONFIGS, SHARED_ORIGIN } from "../helpers/offline-configs.js";
 import { runScript } from "../helpers/run-script.js";
 import { token as mintToken } from "../helpers/tokens.js";
@@ -96,7 +96,7 @@ describe("npm run smoke against the local stack", () => {
   let api: Offline;
   beforeAll(async () => {
     api = await leaseOffline("open");
-  });
+  }, LEASE_WAIT_MS);
   afterAll(async () => {
     await api?.stop();
   });
@@ -194,7 +194,7 @@ describe("npm run smoke against a stack whose writes need a token", () => {
   let api: Offline;
   beforeAll(async () => {
     api = await leaseOffline("auth");
-  });
+  }, LEASE_WAIT_MS);
   afterAll(async () => {
     await api?.stop();
   });

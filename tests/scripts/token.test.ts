@@ -1,13 +1,11 @@
 // `npm run token` through the AWS SDK against stand-ins for CloudFormation, Cognito and the pool's
 // token endpoint on loopback (the real services are not reachable from the tests), and with no
 // credentials at all: a token on standard output, or one line saying what to do.
-import { execFile } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { type Server, createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { runScript } from "../helpers/run-script.js";
@@ -150,16 +148,7 @@ describe("npm run token", () => {
     const bare = await mkdtemp(join(tmpdir(), "blog-post-token-bare-"));
     try {
       await cp(join(root, "scripts"), join(bare, "scripts"), { recursive: true });
-      const { code, stderr } = await promisify(execFile)(process.execPath, ["scripts/token.mjs"], {
-        cwd: bare,
-        env: bareEnv({}),
-      }).then(
-        () => ({ code: 0, stderr: "" }),
-        (error: { code?: number; stderr?: string }) => ({
-          code: error.code,
-          stderr: error.stderr ?? "",
-        }),
-      );
+      const { code, stderr } = await runScript("scripts/token.mjs", [], bareEnv({}), 30_000, bare);
       expect(code).toBe(2);
       expect(stderr.trim()).toMatch(
         /^token: @aws-sdk\/client-\S+ is not installed: run npm install/,
