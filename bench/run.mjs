@@ -5,7 +5,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import * as esbuild from "esbuild";
 import { build, bundleBytes, bundleCap, bundleOptions, handlerNames } from "../scripts/build.mjs";
-import { StopError, runWithFlags } from "../scripts/lib/cli.mjs";
+import { StopError, runWithFlags, stopIfFails } from "../scripts/lib/cli.mjs";
 import { startDynamoDbLocal } from "../scripts/lib/dynamodb-local.mjs";
 import { requireJava } from "../scripts/lib/setup-checks.mjs";
 import { coldStart } from "./cold-start.mjs";
@@ -67,11 +67,7 @@ await runWithFlags({
   },
   async run(only) {
     // Before anything is built: without Java 17+ the run would fail minutes in.
-    try {
-      requireJava();
-    } catch (error) {
-      throw new StopError(/** @type {Error} */ (error).message);
-    }
+    stopIfFails(requireJava);
     try {
       log("building bundles");
       const built = await build({ outdir: staging }); // it fails past the bundles' caps

@@ -1,12 +1,11 @@
 // `npm run docs`: the API reference, one HTML page built from openapi.yaml by Redocly. Redoc's
 // scripts are inlined (--inlineBundle) rather than loaded from Redocly's CDN, so the page opens
 // from disk with no network; redocly.yaml turns Redocly's telemetry off, so the build needs none.
-import { execFile } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { StopError, runWithFlags } from "./lib/cli.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -31,16 +30,11 @@ export async function buildReference(output = referencePage, contract = `${root}
   const file = join(scratch, "openapi.json");
   await writeFile(file, JSON.stringify(shown));
   const args = [redocly, "build-docs", file, "--inlineBundle", "--output", output];
-  // Not spawnSync: the process that asked (a test worker, say) still hears its signals meanwhile.
-  const options = { cwd: root, timeout: 60_000 };
-  const failed = await promisify(execFile)(process.execPath, args, options).then(
-    () => undefined,
-    (/** @type {{ message: string, stdout?: string, stderr?: string }} */ error) => error,
-  );
+  const built = spawnSync(process.execPath, args, { cwd: root, timeout: 60_000, encoding: "utf8" });
   await rm(scratch, { recursive: true, force: true });
-  if (failed) {
-    const why = failed.message.split("\n")[0];
-    throw new StopError(`redocly build-docs failed (${why}):\n${failed.stdout}${failed.stderr}`);
+  if (built.status !== 0) {
+    const why = built.error?.message ?? `exit code ${built.status}`; // a timeout, say
+    throw new StopError(`redocly build-docs failed (${why}):\n${built.stdout}${built.stderr}`);
   }
   return output;
 }

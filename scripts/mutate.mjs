@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installRuntimeNode } from "./runtime-node.mjs";
-import { StopError, runWithFlags } from "./lib/cli.mjs";
+import { StopError, runWithFlags, stopIfFails } from "./lib/cli.mjs";
 import { requireJava } from "./lib/setup-checks.mjs";
 
 const LAYERS = ["pure", "storage"];
@@ -52,11 +52,7 @@ await runWithFlags({
     return asked.length > 0 ? asked : LAYERS;
   },
   async run(layers) {
-    try {
-      if (layers.includes("storage")) requireJava();
-    } catch (error) {
-      throw new StopError(/** @type {Error} */ (error).message);
-    }
+    if (layers.includes("storage")) stopIfFails(requireJava);
     const node = installRuntimeNode();
     // The runtime's Node first on PATH, so the test processes Stryker starts run on it too.
     const PATH = `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`;

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { referencePage } from "./docs.mjs";
-import { StopError, runWithFlags } from "./lib/cli.mjs";
+import { runWithFlags, stopIfFails } from "./lib/cli.mjs";
 import * as checks from "./lib/setup-checks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -28,13 +28,8 @@ Ctrl-C stops everything it started. Exit codes: 1 a setup problem (one line says
 async function checkSetup(/** @type {NodeJS.ProcessEnv} */ env, /** @type {string} */ dbPath) {
   // Named through a variable: type-checking every config module it reaches is not this file's job.
   const settingsModule = "../config/settings.cjs";
-  /** @type {{ checkSettings(): void, readPort(name: string, env: object): number | undefined }} */
   const settings = require(settingsModule);
-  try {
-    settings.checkSettings();
-  } catch (error) {
-    throw new StopError(/** @type {Error} */ (error).message);
-  }
+  stopIfFails(settings.checkSettings);
   checks.requireInstalledPackages(root);
   /** @type {{ issuerUrl: string, audience: string[], writeScope?: string, reads: boolean, userPool: boolean } | undefined} */
   const auth = require("../config/auth.cjs").readAuth();

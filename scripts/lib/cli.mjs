@@ -12,6 +12,15 @@ export class StopError extends Error {
   }
 }
 
+/** Runs `check` (of a setting, of the machine); what it throws stops the run, in one line. */
+export function stopIfFails(/** @type {() => any} */ check) {
+  try {
+    return check();
+  } catch (error) {
+    throw new StopError(/** @type {Error} */ (error).message);
+  }
+}
+
 /** Whether `text` is an http(s) URL (rather than a file, say). */
 export const isUrl = (/** @type {string} */ text) => /^https?:\/\//i.test(text);
 
@@ -28,13 +37,8 @@ export const tokenFlag = (/** @type {{ token?: string }} */ values) =>
 
 /** The service `npm start` serves, on $PORT read as it reads it (3000 by default). */
 export function localUrl(env = process.env) {
-  /** @type {{ readPort(name: string, env: object): number | undefined }} */
   const settings = createRequire(import.meta.url)("../../config/settings.cjs");
-  try {
-    return `http://localhost:${settings.readPort("PORT", env) ?? 3000}`;
-  } catch (error) {
-    throw new StopError(/** @type {Error} */ (error).message);
-  }
+  return `http://localhost:${stopIfFails(() => settings.readPort("PORT", env)) ?? 3000}`;
 }
 
 /** @typedef {Record<string, any>} FlagValues a command line's flags as parseArgs reads them */

@@ -32,11 +32,7 @@ const CONTENT = `A post made by the smoke check, deleted when it ends. ${"Lorem 
 const is = (/** @type {string} */ what, /** @type {unknown} */ got, /** @type {unknown} */ want) =>
   assert(got === want, `${what} ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
 
-/**
- * Remembers the post a create made, so that the smoke deletes it; returns the answer. Only a
- * create's answer (the client gives it a location, empty or not) counts: a read's post is
- * someone else's to keep.
- */
+/** Remembers the post a create (its answer has a location) made, to delete it; returns the answer. */
 function remember(/** @type {SmokeContext} */ ctx, /** @type {any} */ made) {
   const id = made && "location" in made ? made.post?.id : undefined;
   if (Number.isSafeInteger(id) && id > 0) ctx.created.add(id);
