@@ -2,9 +2,6 @@ import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import SlowestFirst from "./tests/helpers/slow-first.js";
 
-// Lambda runs Node 24; the SDK's notice about Node 20 is noise in test output.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-
 export default defineConfig({
   test: {
     testTimeout: 30_000,

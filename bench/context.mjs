@@ -45,7 +45,6 @@ export const lambdaEnv = (/** @type {string} */ endpoint, /** @type {string} */ 
   AWS_ACCESS_KEY_ID: local.LOCAL_CREDENTIALS.accessKeyId,
   AWS_SECRET_ACCESS_KEY: local.LOCAL_CREDENTIALS.secretAccessKey,
   LOG_LEVEL: "silent",
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
   TZ: "UTC",
 });
 

@@ -2,6 +2,8 @@
 // (bench/list-stream-child.mjs) over the 10,000-post table, their peak memory against a new
 // instance's over the 20-post table.
 import { createRequire } from "node:module";
+import { stopIfFails } from "../scripts/lib/cli.mjs";
+import { installRuntimeClient } from "../scripts/runtime-client.mjs";
 import { installRuntimeNode } from "../scripts/runtime-node.mjs";
 import { LIMITS, TABLES, benchDir, lambdaEnv, staging } from "./context.mjs";
 import { ratioRow, runNode } from "./util.mjs";
@@ -16,6 +18,8 @@ const { LIST_NODE_OPTIONS } = createRequire(import.meta.url)("../config/limits.c
 export const listStream = {
   title: `the list streamed: ${LIMITS.list.posts} posts under the Lambda runtime's client`,
   async measure({ endpoint }) {
+    // Built on first use (it needs cmake and a C++ toolchain); without them, one line says so.
+    stopIfFails(installRuntimeClient);
     const [child, node] = [`${benchDir}/list-stream-child.mjs`, installRuntimeNode()];
     /** A new instance over `table`; `afterWrite`, a post retitled after its init. */
     const inChild = async (/** @type {string} */ table, afterWrite = false) => {

@@ -31,7 +31,8 @@ Prints a table of ratios and writes bench/results.json. Takes 2 to 4 minutes of 
                      listCacheLarge (the list cache over 100,000 posts, seeded by the section:
                      about 10 more minutes) runs only when named here
 
-Exit codes: 0 measured; 1 a section failed (one line says which); 2 a bad option, or no Java.`;
+Exit codes: 0 measured; 1 a section failed (one line says which); 2 a bad option, no Java, or
+no Lambda runtime client where it cannot be built (listStream needs cmake and a C++ toolchain).`;
 
 /** @type {Promise<{ endpoint: string, stop(): Promise<void> }> | undefined} */
 let db;

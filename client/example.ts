@@ -1,5 +1,4 @@
-// Against `npm start`: `node client/example.ts` on Node 24, which runs TypeScript by stripping its
-// types; on Node 20, which cannot, `npx tsx client/example.ts`.
+// Against `npm start`: `node client/example.ts` (Node 24 runs TypeScript by stripping its types).
 import { ApiError, createBlogClient } from "./index.mjs";
 
 const blog = createBlogClient({ baseUrl: "http://localhost:3000", token: process.env.API_TOKEN });

@@ -5,9 +5,6 @@ import { freePort } from "./ports.mjs";
 import { supervise } from "./processes.mjs";
 import { SetupError, requireJava } from "./setup-checks.mjs";
 
-// Lambda runs Node 24; the SDK's notice about older Node is noise here and in serverless-offline.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
 /** Credentials DynamoDB Local accepts (it accepts any). */
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 export const LOCAL_REGION = "us-east-1";

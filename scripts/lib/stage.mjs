@@ -6,10 +6,6 @@ import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StopError, importWithPackages } from "./cli.mjs";
 
-// The SDK's notice that later versions will need Node 22 would bury a command's one line; the
-// commands run on the Node versions package.json's engines allow.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
 /** The service's name in serverless.yml: stacks are `<service>-<stage>`. */
 export const SERVICE = "blog-post-api";
 /** How long the token endpoint may take, and the pause before asking again when patient. */

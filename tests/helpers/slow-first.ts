@@ -2,7 +2,6 @@
 // as in CI): the slowest known files first, so the run does not end on one long file alone while
 // the other workers idle. With an earlier run's durations, vitest's own order (longest first)
 // stands; without, it orders by file size, which started the fuzz and warm-instance files last.
-import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** The files that take longest, slowest first (each alone, on 2 cores: from 35 s down to 10 s). */
@@ -24,10 +23,8 @@ const SLOWEST = [
 export default class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const ordered = await super.sort(files);
-    const { cache, config } = this.ctx;
-    const key = (file: TestSpecification) =>
-      `${file.project.name}:${relative(config.root, file.moduleId)}`;
-    if (ordered.every((file) => cache.getFileTestResults(key(file)))) return ordered;
+    const { cache } = this.ctx;
+    if (ordered.every((file) => cache.getTestSpecificationResult(file))) return ordered;
     const rank = (file: TestSpecification) => {
       const at = SLOWEST.findIndex((path) => file.moduleId.endsWith(path));
       return at === -1 ? SLOWEST.length : at;

@@ -8,9 +8,11 @@ import {
   type LambdaRuntime,
   PRELUDE_CONTENT_TYPE,
   splitPrelude,
+  skipWithoutRuntimeClient,
   startLambdaRuntime,
 } from "../helpers/lambda-runtime.js";
 
+const skipped = skipWithoutRuntimeClient();
 const fixtures = fileURLToPath(new URL("../helpers/fixtures", import.meta.url));
 
 function as<K extends Invocation["kind"]>(invocation: Invocation, kind: K) {
@@ -27,7 +29,7 @@ const start = (handler: string, options: { execArgv?: string[] } = {}) =>
     ...options,
   });
 
-describe("a streamed handler under the runtime's own client", () => {
+describe.skipIf(skipped)("a streamed handler under the runtime's own client", () => {
   let runtime: LambdaRuntime;
   beforeAll(async () => {
     runtime = await start("streaming-handler.handler");
@@ -96,7 +98,7 @@ describe("a streamed handler under the runtime's own client", () => {
   });
 });
 
-describe("the harness's other paths", () => {
+describe.skipIf(skipped)("the harness's other paths", () => {
   const runtimes: LambdaRuntime[] = [];
   const started = async (...args: Parameters<typeof start>) => {
     const runtime = await start(...args);

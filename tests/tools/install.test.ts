@@ -1,0 +1,134 @@
+// Tools: what a newcomer installs. The project admits only the Node the functions run on, and npm
+// refuses it under any other before running a script. `npm install` needs only Node. Every install script the lockfile names is reviewed in
+// package.json's allowScripts, and `npm rebuild --foreground-scripts` (which runs each of them)
+// passes under a PATH holding only Node and a shell: no cmake, make or C compiler. A package whose install
+// script needs cmake is first shown to fail under the same PATH.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { RUNTIME_NODE_VERSION } from "../../scripts/runtime-node.mjs";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const TOOLCHAIN = ["cmake", "make", "cc", "gcc", "g++", "c++"];
+
+interface Lockfile {
+  packages: Record<string, { hasInstallScript?: boolean; dev?: boolean }>;
+}
+const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as Lockfile;
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  allowScripts: Record<string, boolean>;
+  engines: { node: string };
+  devEngines: { runtime: { name: string; version: string; onFail: string } };
+};
+// npm's own range matcher (a dependency of npm's tools), for the engines' range.
+const semver = createRequire(import.meta.url)("semver") as {
+  satisfies(version: string, range: string): boolean;
+};
+
+const scratch = mkdtempSync(join(tmpdir(), "install-scripts-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// A folder holding only `node` and the shell npm runs scripts in: npm itself is run by that node
+// from wherever it is installed.
+const bin = join(scratch, "bin");
+mkdirSync(bin);
+symlinkSync(process.execPath, join(bin, "node"));
+symlinkSync(realpathSync("/bin/sh"), join(bin, "sh"));
+const npmCli = realpathSync(execFileSync("sh", ["-c", "command -v npm"]).toString().trim());
+const onlyNode = { ...process.env, PATH: bin };
+
+/** `npm rebuild --foreground-scripts` in `cwd` under the PATH that holds only Node. */
+const rebuild = (cwd: string) =>
+  spawnSync(process.execPath, [npmCli, "rebuild", "--foreground-scripts", "--no-bin-links"], {
+    cwd,
+    env: onlyNode,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+
+/** A scratch package.json holding `json`, in a folder of its own; returns the folder. */
+function scratchProject(name: string, json: object): string {
+  const dir = join(scratch, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify(json));
+  return dir;
+}
+
+describe("the Node the project admits", () => {
+  it("is the functions' Node line alone, in engines and in devEngines (which npm enforces)", () => {
+    const range = manifest.engines.node;
+    expect(manifest.devEngines.runtime).toEqual({ name: "node", version: range, onFail: "error" });
+    expect(semver.satisfies(RUNTIME_NODE_VERSION, range)).toBe(true);
+    expect(semver.satisfies(process.version, range)).toBe(true);
+    // Node 20 reached its end of life on 2026-04-30; 22 is not the runtime's line.
+    for (const older of ["20.20.2", "22.22.2", "24.14.0"]) {
+      expect(semver.satisfies(older, range), older).toBe(false);
+    }
+  });
+
+  it("is refused by npm before any script runs, naming the range, when the Node differs", () => {
+    const major = Number(process.versions.node.split(".")[0]);
+    const range = `^${major + 2}.0.0`;
+    const project = scratchProject("other-node", {
+      name: "fixture",
+      version: "1.0.0",
+      scripts: { test: "node -e \"console.log('script ran')\"" },
+      devEngines: { runtime: { name: "node", version: range, onFail: "error" } },
+    });
+    const run = spawnSync(process.execPath, [npmCli, "test"], { cwd: project, encoding: "utf8" });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("EBADDEVENGINES");
+    expect(run.stderr).toContain(range);
+    expect(run.stdout + run.stderr).not.toContain("script ran");
+  });
+});
+
+describe("the project's install", () => {
+  it("has no runtime client, and every install script it names is reviewed", () => {
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.replace(/^.*node_modules\//, ""))
+      .sort();
+    expect(Object.keys(lock.packages).some((path) => path.endsWith("aws-lambda-ric"))).toBe(false);
+    expect(Object.keys(manifest.allowScripts).sort()).toEqual(withScripts);
+    expect(manifest.allowScripts).toEqual({
+      esbuild: true,
+      "@scarf/scarf": false,
+      "es5-ext": false,
+    });
+  });
+
+  it("hides every compiler from the PATH it checks under", () => {
+    const found = (command: string, env: NodeJS.ProcessEnv) =>
+      spawnSync("/bin/sh", ["-c", `command -v ${command}`], { env }).status === 0;
+    expect(found("node", onlyNode)).toBe(true);
+    for (const command of TOOLCHAIN) expect(found(command, onlyNode), command).toBe(false);
+  });
+
+  it("fails a package whose install script needs cmake, under that PATH", () => {
+    const project = scratchProject("needs-cmake", {
+      name: "fixture",
+      version: "1.0.0",
+      dependencies: { "needs-cmake": "1.0.0" },
+      allowScripts: { "needs-cmake": true },
+    });
+    scratchProject("needs-cmake/node_modules/needs-cmake", {
+      name: "needs-cmake",
+      version: "1.0.0",
+      scripts: { install: "cmake ." },
+    });
+    const run = rebuild(project);
+    expect(run.status, run.stdout + run.stderr).not.toBe(0);
+    expect(run.stdout + run.stderr).toMatch(/cmake: (command )?not found/);
+  });
+
+  it("runs every install script of the project's packages with Node alone", () => {
+    const run = rebuild(root);
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+  });
+});
