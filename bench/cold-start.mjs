@@ -16,7 +16,7 @@ import { statusOf, tableOf } from "./context.mjs";
 import { median, ratioRow, rounds, runNode } from "./util.mjs";
 
 /** The functions that answer requests; the events' functions read a stream or a queue instead. */
-const handlerNames = allHandlerNames.filter((name) => !/^(publish|deliver)-/.test(name));
+const handlerNames = allHandlerNames.filter((name) => !/^(publish|deliver|grant)-/.test(name));
 /** @typedef {{ answered: number, init: number, first: number, whole: number }} ColdRun */
 
 // The floors: an empty handler, and the get handler's storage call with no handler around it.

@@ -15,6 +15,16 @@ const RESULT_TTL_SECONDS = 300;
 const POOL_SCOPE = { resourceServer: "blog", name: "write", read: "read" };
 const POOL_WRITE_SCOPE = `${POOL_SCOPE.resourceServer}/${POOL_SCOPE.name}`;
 const POOL_READ_SCOPE = `${POOL_SCOPE.resourceServer}/${POOL_SCOPE.read}`;
+/**
+ * The pool's groups and the scopes a member's access token gets (the grantScopes trigger,
+ * lib/http/token-scopes.ts): a writer reads too, as a Cognito authorizer asks one scope of a list.
+ */
+const POOL_GROUP_SCOPES = {
+  writers: [POOL_WRITE_SCOPE, POOL_READ_SCOPE],
+  readers: [POOL_READ_SCOPE],
+};
+/** The group `npm run token`'s deploy user is put in. */
+const WRITER_GROUP = "writers";
 
 /**
  * A true/false setting; unset is false.
@@ -54,6 +64,12 @@ function readAuth(env = process.env) {
         "AUTH_USER_POOL=true for the stage's own Cognito user pool or AUTH_ISSUER_URL for an issuer you run",
     );
   }
+  const machineClient = readBoolean(env, "AUTH_MACHINE_CLIENT");
+  if (machineClient && !userPool) {
+    throw new Error(
+      "AUTH_MACHINE_CLIENT=true adds a client to the stage's own user pool: set AUTH_USER_POOL=true too",
+    );
+  }
   if (!userPool && !issuerUrl) return undefined;
   const reads = readBoolean(env, "AUTH_READS");
   const audience = readList(env, "AUTH_AUDIENCE");
@@ -71,18 +87,19 @@ function readAuth(env = process.env) {
     }
     return {
       issuerUrl: { "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}" },
-      // Any client of the pool allowed the scope: the stage's machine client, people's apps.
-      audience: [{ Ref: "UserPoolWriterClient" }],
+      // Any client of the pool whose token carries the scope: the sign-in client, people's apps.
+      audience: [{ Ref: "UserPoolSignInClient" }],
       writeScope: POOL_WRITE_SCOPE,
       reads,
       userPool: true,
+      machineClient,
     };
   }
   if (audience.length === 0) {
     throw new Error("AUTH_AUDIENCE must name at least one audience when AUTH_ISSUER_URL is set");
   }
   const writeScope = (env.AUTH_WRITE_SCOPE ?? "").trim() || undefined;
-  return { issuerUrl, audience, writeScope, reads, userPool: false };
+  return { issuerUrl, audience, writeScope, reads, userPool: false, machineClient: false };
 }
 
 /**
@@ -133,8 +150,14 @@ const tokenSettings = () => {
   };
 };
 
+/** The scope trigger's settings, as its environment: each group's scopes. */
+const groupScopesSettings = () => ({ GROUP_SCOPES: JSON.stringify(POOL_GROUP_SCOPES) });
+
 module.exports = {
   POOL_SCOPE,
+  POOL_GROUP_SCOPES,
+  WRITER_GROUP,
+  groupScopesSettings,
   POOL_WRITE_SCOPE,
   POOL_READ_SCOPE,
   RESULT_TTL_SECONDS,

@@ -10,14 +10,22 @@ const { gatewayResponses } = require("./gateway-responses.cjs");
 const { wafResources } = require("./waf.cjs");
 
 const REST_API = "ApiGatewayRestApi";
-/** The function that checks an issuer's tokens, and its role: in a stage only with AUTH_ISSUER_URL. */
-const TOKEN_AUTHORIZER = "authorizeWrites";
-const TOKEN_AUTHORIZER_ROLE = "AuthorizeWritesRole";
-
-/** Whether the stage checks an issuer's tokens with the authorizer function. */
-const usesTokenAuthorizer = (env = process.env) => {
+/**
+ * The functions only some stages call, each with its role and whether a stage's settings need it:
+ * the check of an issuer's tokens (AUTH_ISSUER_URL), the own pool's scope trigger (AUTH_USER_POOL).
+ */
+const OPTIONAL_FUNCTIONS = [
+  {
+    name: "authorizeWrites",
+    role: "AuthorizeWritesRole",
+    needed: (auth) => auth?.userPool === false,
+  },
+  { name: "grantScopes", role: "GrantScopesRole", needed: (auth) => auth?.userPool === true },
+];
+/** The optional functions `env`'s stage does without. */
+const unneededFunctions = (env = process.env) => {
   const auth = readAuth(env);
-  return auth !== undefined && !auth.userPool;
+  return OPTIONAL_FUNCTIONS.filter(({ needed }) => !needed(auth));
 };
 const STAGE = "ApiGatewayStage";
 const ACCESS_LOG_GROUP = "ApiGatewayAccessLogGroup";
@@ -194,7 +202,7 @@ function editTemplate(template, { stageName, stackName, env = process.env }) {
     ),
   );
   decideAtPackageTime(template, "HasAlarmTopic", (env.ALARM_TOPIC_ARN ?? "").trim() !== "");
-  if (!usesTokenAuthorizer(env)) delete resources[TOKEN_AUTHORIZER_ROLE];
+  for (const { role } of unneededFunctions(env)) delete resources[role];
   dropEmptyVariables(resources);
   return template;
 }
@@ -202,10 +210,11 @@ function editTemplate(template, { stageName, stackName, env = process.env }) {
 class RestStage {
   constructor(serverless, options = {}, { log } = {}) {
     this.hooks = {
-      // Without an issuer no route calls the authorizer: the stage does not get the function.
-      // Every setting was checked before this (config/settings.cjs).
+      // A function nothing in the stage calls is left out (the authorizer without an issuer,
+      // the scope trigger without the pool). Every setting was checked before this
+      // (config/settings.cjs).
       initialize: () => {
-        if (!usesTokenAuthorizer()) delete serverless.service.functions[TOKEN_AUTHORIZER];
+        for (const { name } of unneededFunctions()) delete serverless.service.functions[name];
       },
       "after:aws:package:finalize:mergeCustomProviderResources": () => {
         const provider = serverless.getProvider("aws");

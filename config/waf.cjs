@@ -1,21 +1,19 @@
 // The per-client limit: an AWS WAF web ACL on the REST stage whose one rule blocks a client
 // address that sends more than WAF_RATE_LIMIT requests a minute, answering 429 in the service's
-// shape. On by default; WAF_RATE_LIMIT=off removes the web ACL (docs/security.md: the cost).
+// shape. Off unless asked for (WAF_RATE_LIMIT=500, say): a web ACL and its rule are billed by the
+// month whether or not a request arrives (docs/security.md: what the stage has without it).
 // No managed rule group: their SQL-injection and XSS rules would refuse blog posts that quote
 // HTML or SQL, which posts about code do.
 
-/** Requests a minute from one address: about 8 a second, sustained for a whole minute. */
-const DEFAULT_RATE_LIMIT = 500;
 /** The window WAF counts requests over, in seconds (60 is the shortest it offers). */
 const WINDOW_SECONDS = 60;
 /** The fewest requests a rate-based rule accepts as its limit. */
 const MIN_RATE_LIMIT = 10;
 
-/** The limit a minute, or undefined when WAF_RATE_LIMIT=off; throws on anything else. */
+/** The limit a minute, or undefined when WAF_RATE_LIMIT is unset or off; throws on anything else. */
 function readRateLimit(env = process.env) {
   const raw = (env.WAF_RATE_LIMIT ?? "").trim();
-  if (raw === "") return DEFAULT_RATE_LIMIT;
-  if (raw === "off") return undefined;
+  if (raw === "" || raw === "off") return undefined;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < MIN_RATE_LIMIT) {
     throw new Error(
@@ -85,4 +83,4 @@ function wafResources({ stackName, stageArn, dependsOn }, env = process.env) {
   };
 }
 
-module.exports = { DEFAULT_RATE_LIMIT, WINDOW_SECONDS, readRateLimit, wafResources };
+module.exports = { WINDOW_SECONDS, readRateLimit, wafResources };

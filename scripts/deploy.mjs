@@ -50,7 +50,7 @@ async function deploy(values) {
   }
   const smokeArgs = ["scripts/smoke.mjs", ...plan.flags];
   if (plan.token === "from-pool") {
-    smokeArgs.push("--token", await writerToken(outputs, values, { patienceMs: 90_000 }));
+    smokeArgs.push("--token", await writerToken(outputs, values));
   }
   console.log(`Checking the new stage: npm run smoke -- ${plan.flags.join(" ")}`);
   const checked = node(smokeArgs);

@@ -4,9 +4,10 @@ import { stackOutputs, writerToken } from "./lib/stage.mjs";
 
 const USAGE = `Usage: npm run -s token -- [options]
 
-Prints an access token (valid 60 minutes, scope blog/write) for the machine-to-machine client of a
-stage deployed with AUTH_USER_POOL=true: reads the stack's outputs and the client's secret with
-your AWS credentials, then asks the pool's token endpoint.
+Prints an access token (valid 60 minutes, scopes blog/write and blog/read) of the deploy user of a
+stage deployed with AUTH_USER_POOL=true, with your AWS credentials alone: reads the stack's
+outputs, creates the user deploy@blog-post-api-<stage>.invalid in the writers group if missing,
+gives it a new random password (kept nowhere) and signs it in through the pool's sign-in client.
 
   TOKEN=$(npm run -s token -- --stage prod)
   curl -H "authorization: Bearer $TOKEN" ...

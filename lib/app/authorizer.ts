@@ -1,7 +1,9 @@
-// The token authorizer's wiring (handlers/authorize-writes.ts): its settings read from the
-// environment once per instance, failing fast, and the check of lib/http/authorizer.ts built.
+// The wiring of who may call the API: the token authorizer (handlers/authorize-writes.ts) and the
+// user pool's scope trigger (handlers/grant-scopes.ts), each with its settings read from the
+// environment once per instance, failing fast.
 import { type AuthorizerSettings, writeAuthorizer } from "../http/authorizer.js";
 import { createLogger } from "../http/logger.js";
+import { type GroupScopes, grantScopes } from "../http/token-scopes.js";
 
 /** The settings of an authorizer function, from its environment; throws on anything wrong. */
 export function readAuthorizerSettings(env: NodeJS.ProcessEnv): AuthorizerSettings {
@@ -36,4 +38,29 @@ export function buildAuthorizer(env: NodeJS.ProcessEnv = process.env) {
     readAuthorizerSettings(env),
     createLogger("error", env.POWERTOOLS_SERVICE_NAME || undefined),
   );
+}
+
+/** Reads GROUP_SCOPES (JSON: group → scopes); throws on anything else, so init fails fast. */
+export function readGroupScopes(env: NodeJS.ProcessEnv): GroupScopes {
+  const raw = env.GROUP_SCOPES ?? "";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  const valid =
+    typeof parsed === "object" &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every(
+      (scopes) => Array.isArray(scopes) && scopes.every((scope) => typeof scope === "string"),
+    );
+  if (!valid) throw new Error(`GROUP_SCOPES must map groups to lists of scopes, not ${raw}`);
+  return parsed as GroupScopes;
+}
+
+/** The pool's pre token generation trigger its environment configures. */
+export function buildScopeGrant(env: NodeJS.ProcessEnv = process.env) {
+  return grantScopes(readGroupScopes(env));
 }

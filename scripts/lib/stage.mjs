@@ -1,20 +1,19 @@
 // A deployed stage as the commands see it: its stack's outputs and, when the stack has the user
-// pool (AUTH_USER_POOL=true), an access token for its machine client. AWS SDK calls with the
+// pool (AUTH_USER_POOL=true), an access token for its deploy user. AWS SDK calls with the
 // caller's own credentials, the SDK loaded only when called (so a command's --help works before
 // npm install, and without it says to run it); every failure is a StopError saying what to do.
+import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import { setTimeout as sleep } from "node:timers/promises";
 import { StopError, importWithPackages } from "./cli.mjs";
 
 /** The service's name in serverless.yml: stacks are `<service>-<stage>`. */
 export const SERVICE = "blog-post-api";
-/** How long the token endpoint may take, and the pause before asking again when patient. */
-const TOKEN_TIMEOUT_MS = 10_000;
-const RETRY_PAUSE_MS = 5_000;
-
 /** Whether a stack's outputs show the stage's own user pool (config/user-pool.cjs). */
 const hasUserPool = (/** @type {Record<string, string>} */ outputs) =>
-  Boolean(outputs.TokenEndpoint && outputs.WriterClientId && outputs.UserPoolId);
+  Boolean(outputs.SignInClientId && outputs.UserPoolId && outputs.WriterGroup);
+
+/** The user `npm run token` signs in as: one per stage, a member of the writers group. */
+export const deployUser = (/** @type {string} */ stage) => `deploy@${SERVICE}-${stage}.invalid`;
 
 /** The AWS SDK's client package `@aws-sdk/client-<name>`, loaded now. */
 export const awsSdk = (/** @type {string} */ name) => importWithPackages(`@aws-sdk/client-${name}`);
@@ -73,12 +72,13 @@ export async function stackOutputs({ stage, region }) {
 }
 
 /**
- * An access token for the stage's machine client: its secret read from Cognito, traded at the
- * pool's token endpoint (client-credentials grant). `patienceMs`: how long to keep trying an
- * endpoint that does not answer yet (a new pool's domain can take a minute to resolve).
+ * An access token for the stage's deploy user, signed in with the caller's AWS credentials alone:
+ * the user is created (and put in the writers group) when missing, given a new random password
+ * that is used once and kept nowhere, and signed in through the sign-in client (AdminInitiateAuth).
+ * The pool's scope trigger gives the token the writers' scopes.
  * @param {Record<string, string>} outputs @param {{ stage: string, region: string }} where
  */
-export async function writerToken(outputs, { stage, region }, { patienceMs = 0 } = {}) {
+export async function writerToken(outputs, { stage, region }) {
   const stack = `${SERVICE}-${stage}`;
   if (!hasUserPool(outputs)) {
     throw new StopError(
@@ -86,39 +86,39 @@ export async function writerToken(outputs, { stage, region }, { patienceMs = 0 }
         "token from the issuer AUTH_ISSUER_URL names",
     );
   }
-  const { TokenEndpoint = "", WriterClientId, UserPoolId, WriteScope = "blog/write" } = outputs;
+  const { UserPoolId, SignInClientId, WriterGroup } = outputs;
   /** @type {typeof import("@aws-sdk/client-cognito-identity-provider")} */
   const cognito = await awsSdk("cognito-identity-provider");
   const client = new cognito.CognitoIdentityProviderClient({ region });
-  const ask = new cognito.DescribeUserPoolClientCommand({ UserPoolId, ClientId: WriterClientId });
-  const { UserPoolClient } = await withClient(client, region, stack, () => client.send(ask));
-  const secret = UserPoolClient?.ClientSecret;
-  if (!secret) throw new StopError(`the client ${WriterClientId} has no secret`);
-  const basic = Buffer.from(`${WriterClientId}:${secret}`).toString("base64");
-  const giveUpAt = Date.now() + patienceMs;
-  let answer;
-  while (!answer) {
-    answer = await fetch(TokenEndpoint, {
-      method: "POST",
-      // A form body: fetch sends it as application/x-www-form-urlencoded.
-      headers: { authorization: `Basic ${basic}` },
-      body: new URLSearchParams({ grant_type: "client_credentials", scope: WriteScope }),
-      signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-    }).catch(async (/** @type {Error} */ error) => {
-      if (Date.now() + RETRY_PAUSE_MS > giveUpAt) {
-        throw new StopError(`${TokenEndpoint}: ${error.message}`);
-      }
-      await sleep(RETRY_PAUSE_MS);
+  const Username = deployUser(stage);
+  // Cognito's default policy: upper and lower case, a digit and a symbol, 8 characters or more.
+  const Password = `${randomBytes(24).toString("base64url")}aA1!`;
+  const signedIn = await withClient(client, region, stack, async () => {
+    const email = [
+      { Name: "email", Value: Username },
+      { Name: "email_verified", Value: "true" },
+    ];
+    const quiet = /** @type {const} */ ("SUPPRESS"); // no invitation mail to an address of no one
+    const create = { UserPoolId, Username, MessageAction: quiet, UserAttributes: email };
+    await client.send(new cognito.AdminCreateUserCommand(create)).catch((error) => {
+      if (error?.name !== "UsernameExistsException") throw error;
     });
-  }
-  const body = /** @type {{ access_token?: unknown, error?: string }} */ (
-    await answer.json().catch(() => ({}))
-  );
-  if (!answer.ok || typeof body.access_token !== "string") {
-    const why = body.error ?? "no access_token";
-    throw new StopError(`the token endpoint answered ${answer.status}: ${why}`);
-  }
-  return body.access_token;
+    const group = { UserPoolId, Username, GroupName: WriterGroup };
+    await client.send(new cognito.AdminAddUserToGroupCommand(group));
+    const password = { UserPoolId, Username, Password, Permanent: true };
+    await client.send(new cognito.AdminSetUserPasswordCommand(password));
+    return client.send(
+      new cognito.AdminInitiateAuthCommand({
+        UserPoolId,
+        ClientId: SignInClientId,
+        AuthFlow: /** @type {const} */ ("ADMIN_USER_PASSWORD_AUTH"),
+        AuthParameters: { USERNAME: Username, PASSWORD: Password },
+      }),
+    );
+  });
+  const token = signedIn.AuthenticationResult?.AccessToken;
+  if (!token) throw new StopError(`the pool ${UserPoolId} signed ${Username} in without a token`);
+  return token;
 }
 
 /**

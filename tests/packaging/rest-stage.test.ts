@@ -23,7 +23,7 @@ beforeAll(async () => {
     package_({}),
     package_({
       CORS_ORIGINS: `${ORIGIN},https://admin.example`,
-      WAF_RATE_LIMIT: "off",
+      WAF_RATE_LIMIT: "500",
       ACCESS_LOGS: "true",
       TRACING: "true",
       LOG_RETENTION_DAYS: "7",
@@ -161,8 +161,13 @@ describe("the gateway's own answers", () => {
 describe("the per-client limit (WAF)", () => {
   const acl = (template: Template) => template.Resources.WebAcl as Resource;
 
-  it("is on by default: one rate-based rule per client address, 500 a minute", () => {
-    const properties = acl(plain).Properties as {
+  it("is off by default, billed by the month as it is: no web ACL, no association", () => {
+    expect(ofType(plain, "AWS::WAFv2::WebACL")).toEqual([]);
+    expect(ofType(plain, "AWS::WAFv2::WebACLAssociation")).toEqual([]);
+  });
+
+  it("with WAF_RATE_LIMIT=500: one rate-based rule per client address, 500 a minute", () => {
+    const properties = acl(configured).Properties as {
       Scope: string;
       DefaultAction: unknown;
       Rules: { Statement: unknown; Action: unknown }[];
@@ -178,7 +183,7 @@ describe("the per-client limit (WAF)", () => {
   });
 
   it("answers a client over the limit 429 with a detail, never 403", () => {
-    const properties = acl(plain).Properties as {
+    const properties = acl(configured).Properties as {
       CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
       Rules: { Action: { Block: { CustomResponse: Record<string, unknown> } } }[];
     };
@@ -195,7 +200,7 @@ describe("the per-client limit (WAF)", () => {
   });
 
   it("is associated with this stage, once the stage exists", () => {
-    const association = plain.Resources.WebAclAssociation as Resource;
+    const association = configured.Resources.WebAclAssociation as Resource;
     expect(association.DependsOn).toEqual(["ApiGatewayStage"]);
     expect(association.Properties).toEqual({
       ResourceArn: {
@@ -204,10 +209,5 @@ describe("the per-client limit (WAF)", () => {
       },
       WebACLArn: { "Fn::GetAtt": ["WebAcl", "Arn"] },
     });
-  });
-
-  it("is gone with WAF_RATE_LIMIT=off", () => {
-    expect(ofType(configured, "AWS::WAFv2::WebACL")).toEqual([]);
-    expect(ofType(configured, "AWS::WAFv2::WebACLAssociation")).toEqual([]);
   });
 });

@@ -33,10 +33,11 @@ let openOutput = "";
 let guarded: Template;
 let guardedReads: Template;
 let pooled: Template;
+let pooledMachine: Template;
 
 beforeAll(async () => {
   // At once: each packaging runs in its own copy of the service (tests/helpers/package.ts).
-  const [plain, withAuth, withReads, withPool] = await Promise.all([
+  const [plain, withAuth, withReads, withPool, withMachine] = await Promise.all([
     packaged({}),
     packaged({
       ...AUTH,
@@ -49,9 +50,11 @@ beforeAll(async () => {
     }),
     packaged({ ...AUTH, AUTH_READS: "true" }),
     packaged({ AUTH_USER_POOL: "true" }),
+    packaged({ AUTH_USER_POOL: "true", AUTH_MACHINE_CLIENT: "true" }),
   ]);
   ({ template: open, output: openOutput } = plain);
   [guarded, guardedReads, pooled] = [withAuth.template, withReads.template, withPool.template];
+  pooledMachine = withMachine.template;
 });
 
 afterAll(async () => {
@@ -153,18 +156,19 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
     }
   });
 
-  it("creates a pool only administrators add people to, deleted with the stack", () => {
+  it("creates an Essentials pool only administrators add people to, deleted with the stack", () => {
     expect(resource("UserPool")).toMatchObject({
       Type: "AWS::Cognito::UserPool",
       DeletionPolicy: "Delete",
       Properties: {
         UserPoolName: "blog-post-api-test",
+        UserPoolTier: "ESSENTIALS",
         AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
       },
     });
   });
 
-  it("has a resource server with the write and read scopes, and a domain for the token endpoint", () => {
+  it("has a resource server with the write and read scopes, and a domain for sign-in pages", () => {
     expect(resource("UserPoolResourceServer")).toMatchObject({
       Type: "AWS::Cognito::UserPoolResourceServer",
       Properties: {
@@ -185,12 +189,61 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
     });
   });
 
-  it("has a machine client with a secret, allowed only the client-credentials grant and those scopes", () => {
-    expect(resource("UserPoolWriterClient")).toMatchObject({
+  it("gives the writers' and readers' access tokens their scopes through a V2_0 trigger", () => {
+    expect(resource("UserPool")?.Properties.LambdaConfig).toEqual({
+      PreTokenGenerationConfig: {
+        LambdaArn: { "Fn::GetAtt": ["GrantScopesLambdaFunction", "Arn"] },
+        LambdaVersion: "V2_0",
+      },
+    });
+    const trigger = resource("GrantScopesLambdaFunction")?.Properties as {
+      Environment: { Variables: Record<string, string> };
+    };
+    expect(JSON.parse(trigger.Environment.Variables.GROUP_SCOPES ?? "")).toEqual({
+      writers: ["blog/write", "blog/read"],
+      readers: ["blog/read"],
+    });
+    expect(resource("GrantScopesPermission")?.Properties).toEqual({
+      Action: "lambda:InvokeFunction",
+      FunctionName: { "Fn::GetAtt": ["GrantScopesLambdaFunction", "Arn"] },
+      Principal: "cognito-idp.amazonaws.com",
+      SourceArn: { "Fn::GetAtt": ["UserPool", "Arn"] },
+    });
+    const groups = ofType(pooled, "AWS::Cognito::UserPoolGroup").map(([, group]) => group);
+    expect(groups.map((group) => group.Properties.GroupName).sort()).toEqual([
+      "readers",
+      "writers",
+    ]);
+    // Without the pool, nothing calls the trigger: the stage does without it.
+    for (const template of [open, guarded]) {
+      expect(template.Resources.GrantScopesLambdaFunction).toBeUndefined();
+      expect(template.Resources.GrantScopesRole).toBeUndefined();
+    }
+  });
+
+  it("signs people in through a client with no secret and no OAuth grant, for admins only", () => {
+    expect(resource("UserPoolSignInClient")).toMatchObject({
       Type: "AWS::Cognito::UserPoolClient",
-      DependsOn: ["UserPoolResourceServer"],
       Properties: {
         UserPoolId: { Ref: "UserPool" },
+        GenerateSecret: false,
+        ExplicitAuthFlows: ["ALLOW_ADMIN_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"],
+      },
+    });
+    expect(resource("UserPoolSignInClient")?.Properties.AllowedOAuthFlows).toBeUndefined();
+  });
+
+  it("has no client billed by the month unless AUTH_MACHINE_CLIENT=true asks for one", () => {
+    const clients = (template: Template) =>
+      ofType(template, "AWS::Cognito::UserPoolClient").map(([, client]) => client.Properties);
+    const billed = (template: Template) =>
+      clients(template).filter((client) =>
+        (client.AllowedOAuthFlows as string[] | undefined)?.includes("client_credentials"),
+      );
+    expect(billed(pooled)).toEqual([]);
+    expect(pooledMachine.Resources.UserPoolMachineClient).toMatchObject({
+      DependsOn: ["UserPoolResourceServer"],
+      Properties: {
         GenerateSecret: true,
         AllowedOAuthFlowsUserPoolClient: true,
         AllowedOAuthFlows: ["client_credentials"],
@@ -198,6 +251,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
         ExplicitAuthFlows: ["ALLOW_REFRESH_TOKEN_AUTH"],
       },
     });
+    expect(billed(pooledMachine)).toHaveLength(1);
   });
 
   it("is API Gateway's Cognito authorizer over the pool, with no function of its own", () => {
@@ -215,18 +269,24 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
     expectWritesOnly(pooled, "COGNITO_USER_POOLS", ["blog/write"]);
   });
 
-  it("outputs the API's URL, the token endpoint and the client id", () => {
+  it("outputs the API's URL, the pool, its sign-in client and writers' group", () => {
     expect(pooled.Outputs).toMatchObject({
       ServiceEndpoint: { Value: expect.anything() },
+      UserPoolId: { Value: { Ref: "UserPool" } },
+      SignInClientId: { Value: { Ref: "UserPoolSignInClient" } },
+      WriterGroup: { Value: "writers" },
+      WriteScope: { Value: "blog/write" },
+    });
+    expect(pooled.Outputs?.TokenEndpoint).toBeUndefined();
+    expect(pooledMachine.Outputs).toMatchObject({
       TokenEndpoint: {
         Value: {
           "Fn::Sub": "https://${UserPoolDomain}.auth.${AWS::Region}.amazoncognito.com/oauth2/token",
         },
       },
-      WriterClientId: { Value: { Ref: "UserPoolWriterClient" } },
-      WriteScope: { Value: "blog/write" },
+      MachineClientId: { Value: { Ref: "UserPoolMachineClient" } },
     });
-    expect(open.Outputs?.TokenEndpoint).toBeUndefined();
+    expect(open.Outputs?.UserPoolId).toBeUndefined();
   });
 });
 

@@ -114,10 +114,10 @@ describe("Lambda functions", () => {
   it("are exactly five, one per route's handler, on the runtime whose Node CI runs the suite on", () => {
     const all = functions();
     expect(all).toHaveLength(5);
-    // The token authorizer's function is in a stage only with AUTH_ISSUER_URL (security.test.ts).
-    const routeHandlers = handlerNames.filter(
-      (name) => !["authorize-writes", "publish-events", "deliver-webhooks"].includes(name),
-    );
+    // The token authorizer's function is in a stage only with AUTH_ISSUER_URL, the pool's scope
+    // trigger only with AUTH_USER_POOL=true (security.test.ts).
+    const notRoutes = ["authorize-writes", "grant-scopes", "publish-events", "deliver-webhooks"];
+    const routeHandlers = handlerNames.filter((name) => !notRoutes.includes(name));
     expect(all.map(([, fn]) => bundleOf(fn.Handler)).sort()).toEqual(routeHandlers.sort());
     expect(LAMBDA_RUNTIME).toBe(`nodejs${RUNTIME_NODE_VERSION.split(".")[0]}.x`);
     for (const [id, fn] of all) expect(fn.Runtime, id).toBe(LAMBDA_RUNTIME);

@@ -1,6 +1,6 @@
-// `npm run token` through the AWS SDK against stand-ins for CloudFormation, Cognito and the pool's
-// token endpoint on loopback (the real services are not reachable from the tests), and with no
-// credentials at all: a token on standard output, or one line saying what to do.
+// `npm run token` through the AWS SDK against stand-ins for CloudFormation and Cognito on loopback
+// (the real services are not reachable from the tests), and with no credentials at all: a token
+// on standard output, or one line saying what to do.
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { type Server, createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -11,11 +11,13 @@ import { freePort } from "../../scripts/lib/ports.mjs";
 import { runScript } from "../helpers/run-script.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const CLIENT_ID = "writer-client-1";
-const SECRET = "s3cret";
+const CLIENT_ID = "sign-in-client-1";
+const POOL_ID = "eu-west-1_Pool";
 
-/** What the stand-in token endpoint was sent. */
-const tokenRequests: { authorization?: string; body: string }[] = [];
+/** Each Cognito call the stand-in was sent: its operation and input. */
+const cognitoCalls: { operation: string; input: Record<string, unknown> }[] = [];
+/** Whether the stand-in's pool has the deploy user yet. */
+let userExists = false;
 let server: Server;
 let base = "";
 let home = "";
@@ -33,9 +35,9 @@ function describeStacks(stackName: string): { status: number; xml: string } {
   const stacks: Record<string, Record<string, string>> = {
     "blog-post-api-prod": {
       ServiceEndpoint: "https://api.example",
-      TokenEndpoint: `${base}/oauth2/token`,
-      WriterClientId: CLIENT_ID,
-      UserPoolId: "eu-west-1_Pool",
+      UserPoolId: POOL_ID,
+      SignInClientId: CLIENT_ID,
+      WriterGroup: "writers",
       WriteScope: "blog/write",
     },
     "blog-post-api-open": { ServiceEndpoint: "https://api.example" },
@@ -59,22 +61,23 @@ beforeAll(async () => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     req.on("end", () => {
-      if (req.url === "/oauth2/token") {
-        tokenRequests.push({ authorization: req.headers.authorization, body });
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({
-            access_token: "eyJ.token.here",
-            token_type: "Bearer",
-            expires_in: 3600,
-          }),
-        );
-      } else if (
-        req.headers["x-amz-target"] === "AWSCognitoIdentityProviderService.DescribeUserPoolClient"
-      ) {
-        const { ClientId } = JSON.parse(body) as { ClientId: string };
-        res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-        res.end(JSON.stringify({ UserPoolClient: { ClientId, ClientSecret: SECRET } }));
+      const target = req.headers["x-amz-target"];
+      if (typeof target === "string" && target.startsWith("AWSCognitoIdentityProviderService.")) {
+        const operation = target.split(".")[1] ?? "";
+        cognitoCalls.push({ operation, input: JSON.parse(body) as Record<string, unknown> });
+        const json = (status: number, answer: object, type?: string) => {
+          const headers = { "content-type": "application/x-amz-json-1.1" };
+          res.writeHead(status, type ? { ...headers, "x-amzn-errortype": type } : headers);
+          res.end(JSON.stringify(answer));
+        };
+        if (operation === "AdminCreateUser" && userExists) {
+          json(400, { message: "User account already exists" }, "UsernameExistsException");
+        } else if (operation === "AdminInitiateAuth") {
+          json(200, { AuthenticationResult: { AccessToken: "eyJ.token.here", ExpiresIn: 3600 } });
+        } else {
+          if (operation === "AdminCreateUser") userExists = true;
+          json(200, {});
+        }
       } else {
         const { status, xml } = describeStacks(new URLSearchParams(body).get("StackName") ?? "");
         res.writeHead(status, { "content-type": "text/xml" }).end(xml);
@@ -112,17 +115,39 @@ const standIns = () => ({
 });
 
 describe("npm run token", () => {
-  it("prints the machine client's access token, alone, from the stack's outputs", async () => {
-    const { code, stdout, stderr } = await token(
-      ["--stage", "prod", "--region", "eu-west-1"],
-      standIns(),
-    );
-    expect(stderr).toBe("");
-    expect(stdout).toBe("eyJ.token.here\n");
-    expect(code).toBe(0);
-    expect(tokenRequests.at(-1)).toEqual({
-      authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${SECRET}`).toString("base64")}`,
-      body: "grant_type=client_credentials&scope=blog%2Fwrite",
+  it("creates the deploy user once, and prints its access token, alone, each time", async () => {
+    for (const run of [1, 2]) {
+      cognitoCalls.length = 0;
+      const { code, stdout, stderr } = await token(
+        ["--stage", "prod", "--region", "eu-west-1"],
+        standIns(),
+      );
+      expect(stderr).toBe("");
+      expect(stdout).toBe("eyJ.token.here\n");
+      expect(code).toBe(0);
+      expect(
+        cognitoCalls.map((call) => call.operation),
+        `run ${run}`,
+      ).toEqual([
+        "AdminCreateUser",
+        "AdminAddUserToGroup",
+        "AdminSetUserPassword",
+        "AdminInitiateAuth",
+      ]);
+    }
+    const [create, group, password, signIn] = cognitoCalls.map((call) => call.input);
+    const Username = "deploy@blog-post-api-prod.invalid";
+    expect(create).toMatchObject({ UserPoolId: POOL_ID, Username, MessageAction: "SUPPRESS" });
+    expect(group).toEqual({ UserPoolId: POOL_ID, Username, GroupName: "writers" });
+    expect(password).toMatchObject({ UserPoolId: POOL_ID, Username, Permanent: true });
+    // A new random password every run, used once to sign in, and never printed.
+    const secret = (password as { Password: string }).Password;
+    expect(secret).toMatch(/^[\w-]{32}aA1!$/);
+    expect(signIn).toEqual({
+      UserPoolId: POOL_ID,
+      ClientId: CLIENT_ID,
+      AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+      AuthParameters: { USERNAME: Username, PASSWORD: secret },
     });
   });
 

@@ -59,6 +59,7 @@ describe("readAuth", () => {
       writeScope: undefined,
       reads: true,
       userPool: false,
+      machineClient: false,
     });
     expect(
       readAuth({ AUTH_ISSUER_URL: "https://i.example", AUTH_AUDIENCE: "a", AUTH_WRITE_SCOPE: "w" }),
@@ -70,10 +71,14 @@ describe("readAuth", () => {
       issuerUrl: {
         "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}",
       },
-      audience: [{ Ref: "UserPoolWriterClient" }],
+      audience: [{ Ref: "UserPoolSignInClient" }],
       writeScope: "blog/write",
       reads: false,
       userPool: true,
+      machineClient: false,
+    });
+    expect(readAuth({ AUTH_USER_POOL: "true", AUTH_MACHINE_CLIENT: "true" })).toMatchObject({
+      machineClient: true,
     });
     expect(readAuth({ AUTH_USER_POOL: "false" })).toBeUndefined();
     expect(readAuth({ AUTH_USER_POOL: "true", AUTH_READS: "true" })).toMatchObject({ reads: true });
@@ -85,6 +90,14 @@ describe("readAuth", () => {
       /AUTH_USER_POOL=true and AUTH_ISSUER_URL both name who issues the tokens: set one/,
     ],
     [{ AUTH_USER_POOL: "yes" }, /AUTH_USER_POOL must be true or false, not "yes"/],
+    [
+      { AUTH_MACHINE_CLIENT: "true" },
+      /AUTH_MACHINE_CLIENT=true adds a client to the stage's own user pool: set AUTH_USER_POOL=true too/,
+    ],
+    [
+      { AUTH_USER_POOL: "true", AUTH_MACHINE_CLIENT: "1" },
+      /AUTH_MACHINE_CLIENT must be true or false/,
+    ],
     [
       { AUTH_USER_POOL: "true", AUTH_AUDIENCE: "people-app" },
       /AUTH_AUDIENCE does not apply with AUTH_USER_POOL=true/,
@@ -191,7 +204,7 @@ describe("readAlarmSettings", () => {
 
 describe("readRateLimit (WAF_RATE_LIMIT)", () => {
   it.each([
-    [{}, 500],
+    [{}, undefined],
     [{ WAF_RATE_LIMIT: " 2000 " }, 2000],
     [{ WAF_RATE_LIMIT: "10" }, 10],
     [{ WAF_RATE_LIMIT: "off" }, undefined],

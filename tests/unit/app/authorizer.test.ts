@@ -1,6 +1,11 @@
-// Unit: the token authorizer's settings, read once from its environment, failing in one line.
+// Unit: the token authorizer's and the scope trigger's settings, read once from their
+// environment, failing in one line.
 import { describe, expect, it } from "vitest";
-import { buildAuthorizer, readAuthorizerSettings } from "../../../lib/app/authorizer.js";
+import {
+  buildAuthorizer,
+  readAuthorizerSettings,
+  readGroupScopes,
+} from "../../../lib/app/authorizer.js";
 
 const BASE = { AUTH_ISSUER_URL: "https://issuer.example", AUTH_AUDIENCE: " a , ,b " };
 
@@ -48,4 +53,23 @@ describe("readAuthorizerSettings", () => {
   ])("refuses %o", (env, message) => {
     expect(() => readAuthorizerSettings(env)).toThrow(message);
   });
+});
+
+describe("readGroupScopes", () => {
+  it("reads each group's scopes", () => {
+    const GROUP_SCOPES = '{"writers":["blog/write","blog/read"],"readers":["blog/read"]}';
+    expect(readGroupScopes({ GROUP_SCOPES })).toEqual({
+      writers: ["blog/write", "blog/read"],
+      readers: ["blog/read"],
+    });
+  });
+
+  it.each([undefined, "", "nope", "[]", "null", '{"writers":"blog/write"}', '{"writers":[1]}'])(
+    "refuses GROUP_SCOPES=%j",
+    (GROUP_SCOPES) => {
+      expect(() => readGroupScopes({ GROUP_SCOPES })).toThrow(
+        "GROUP_SCOPES must map groups to lists of scopes",
+      );
+    },
+  );
 });

@@ -5,9 +5,9 @@ import { smokePlan } from "../../../scripts/lib/stage.mjs";
 const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";
 const POOL = {
   ServiceEndpoint: URL,
-  TokenEndpoint: "https://blog.auth.eu-west-1.amazoncognito.com/oauth2/token",
-  WriterClientId: "client-1",
+  SignInClientId: "client-1",
   UserPoolId: "eu-west-1_Pool",
+  WriterGroup: "writers",
 };
 
 describe("smokePlan", () => {

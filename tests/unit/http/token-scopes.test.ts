@@ -1,0 +1,54 @@
+// The pool's scope trigger: a member's access token gets the scopes of their groups, and nothing
+// else; a user in no such group gets none (the gateway then refuses their writes with 401).
+import type { PreTokenGenerationV2TriggerEvent } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { grantScopes, scopesOfGroups } from "../../../lib/http/token-scopes.js";
+
+const GROUPS = { writers: ["blog/write", "blog/read"], readers: ["blog/read"] };
+
+/** A V2_0 trigger event as Cognito sends it for a sign-in, for a user in `groups`. */
+const signIn = (groups: string[] | undefined) =>
+  ({
+    version: "2",
+    triggerSource: "TokenGeneration_Authentication",
+    region: "us-east-1",
+    userPoolId: "us-east-1_Pool",
+    userName: "deploy",
+    callerContext: { awsSdkVersion: "1", clientId: "client-1" },
+    request: { userAttributes: {}, groupConfiguration: { groupsToOverride: groups } },
+    response: { claimsAndScopeOverrideDetails: {} },
+  }) as unknown as PreTokenGenerationV2TriggerEvent;
+
+describe("scopesOfGroups", () => {
+  it.each([
+    [["writers"], ["blog/read", "blog/write"]],
+    [["readers"], ["blog/read"]],
+    [
+      ["readers", "writers"],
+      ["blog/read", "blog/write"],
+    ],
+    [["editors"], []],
+    [["toString", "__proto__"], []],
+    [[], []],
+  ])("gives %j the scopes %j", (groups, scopes) => {
+    expect(scopesOfGroups(groups, GROUPS)).toEqual(scopes);
+  });
+});
+
+describe("grantScopes", () => {
+  it("adds a writer's scopes to the access token alone, leaving the ID token as it is", async () => {
+    const answered = await grantScopes(GROUPS)(signIn(["writers"]));
+    expect(answered.response).toEqual({
+      claimsAndScopeOverrideDetails: {
+        accessTokenGeneration: { scopesToAdd: ["blog/read", "blog/write"] },
+      },
+    });
+  });
+
+  it("adds nothing for a user in no group", async () => {
+    const answered = await grantScopes(GROUPS)(signIn(undefined));
+    expect(answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration).toEqual({
+      scopesToAdd: [],
+    });
+  });
+});
