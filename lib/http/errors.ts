@@ -12,14 +12,17 @@ import {
 } from "../posts/errors.js";
 import type { Reply } from "./response.js";
 
-/** Each domain error class and its status. */
-const STATUS_OF_CLASS = new Map<abstract new (...args: never[]) => DomainError, number>([
+/**
+ * Each domain error class and its status, most specific first: an error answers with the first
+ * class it is an instance of, so a subclass of ValidationError is a 400 too.
+ */
+const STATUS_OF_CLASS: [abstract new (...args: never[]) => DomainError, number][] = [
   [ValidationError, 400],
   [PostNotFoundError, 404],
   [PostExistsError, 409],
   [TooLargeError, 413],
   [StorageError, 500],
-]);
+];
 
 /** Each way a create with an Idempotency-Key can be refused, and its status. */
 const STATUS_OF_REFUSAL: Record<IdempotencyRefusal, number> = {
@@ -31,9 +34,7 @@ const STATUS_OF_REFUSAL: Record<IdempotencyRefusal, number> = {
 /** The status an error answers with, or undefined when it is not one a client may be told of. */
 export function statusOf(error: unknown): number | undefined {
   if (error instanceof IdempotencyError) return STATUS_OF_REFUSAL[error.refusal];
-  return error instanceof Error
-    ? STATUS_OF_CLASS.get(error.constructor as new () => DomainError)
-    : undefined;
+  return STATUS_OF_CLASS.find(([errorClass]) => error instanceof errorClass)?.[1];
 }
 
 /**

@@ -1,10 +1,6 @@
 // The Idempotency-Key table, its claims, leases and recorded outcomes.
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  type UpdateCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, PutCommand, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { IDEMPOTENCY_TTL_SECONDS, type IdempotentRequest } from "../posts/idempotency-key.js";
 import type { Post } from "../posts/post.js";
 import { ConditionFailed, type Sender } from "./sender.js";
@@ -25,6 +21,12 @@ interface KeyRecord {
   conflict_id?: number;
 }
 
+/**
+ * A claim's outcome: the key is now this request's, or the record that refused it, as it stood
+ * then (returned with the refusal, so no second read is needed).
+ */
+export type Claim = { claimed: true } | { claimed: false; record: KeyRecord | undefined };
+
 /** What the first request with a key ended in: a post, or a taken client-chosen id. */
 export type KeyOutcome = { status: 201; post: Post } | { status: 409; id: number };
 
@@ -38,7 +40,7 @@ export class IdempotencyKeyTable {
   ) {}
 
   /** Records a key as pending for `owner`, unless it is live; expired or abandoned keys are retaken. */
-  async claim(request: IdempotentRequest, owner: string, signal?: AbortSignal): Promise<boolean> {
+  async claim(request: IdempotentRequest, owner: string, signal?: AbortSignal): Promise<Claim> {
     const record: KeyRecord = {
       key: request.key,
       fingerprint: request.fingerprint,
@@ -60,21 +62,17 @@ export class IdempotencyKeyTable {
         ":pending": "pending",
         ":fingerprint": request.fingerprint,
       },
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
     try {
       await this.sender.send(put, signal);
-      return true;
+      return { claimed: true };
     } catch (error) {
-      if (error instanceof ConditionFailed) return false;
-      throw error;
+      if (!(error instanceof ConditionFailed)) throw error;
+      // The refusal's item comes as DynamoDB wrote it, not through the document client.
+      const existing = error.existing as Parameters<typeof unmarshall>[0] | undefined;
+      return { claimed: false, record: existing && (unmarshall(existing) as KeyRecord) };
     }
-  }
-
-  /** The record of a key, read consistently. */
-  async read(key: string, signal?: AbortSignal): Promise<KeyRecord | undefined> {
-    const input = { TableName: this.tableName, Key: { key }, ConsistentRead: true };
-    const { Item } = await this.sender.send(new GetCommand(input), signal);
-    return Item as KeyRecord | undefined;
   }
 
   /** The update that marks a key done with its outcome, only while `owner` still holds it. */

@@ -43,11 +43,11 @@ export class IdempotentCreate {
     const waitUntil = Date.now() + RETRY_WAIT_MS;
     for (;;) {
       const owner = randomUUID();
-      const claimed = await this.keys.claim(request, owner, signal);
-      const record = claimed ? undefined : await this.keys.read(request.key, signal);
+      const claim = await this.keys.claim(request, owner, signal);
+      const record = claim.claimed ? undefined : claim.record;
       // A claim whose answer was lost shows up as a record this request owns (owners are fresh
       // for each try, and only an owner finishes its record, so it is still pending).
-      if (claimed || record?.owner === owner) {
+      if (claim.claimed || record?.owner === owner) {
         const post = await this.createClaimed(input, request.key, owner, signal, counts);
         if (post) return post;
         continue; // another request took the key over meanwhile: use its outcome

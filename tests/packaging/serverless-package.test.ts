@@ -436,12 +436,7 @@ describe("least privilege per function", () => {
       {
         PostsTable: ["dynamodb:PutItem", "dynamodb:UpdateItem"],
         [counterOnly]: ["dynamodb:GetItem"],
-        IdempotencyTable: [
-          "dynamodb:DeleteItem",
-          "dynamodb:GetItem",
-          "dynamodb:PutItem",
-          "dynamodb:UpdateItem",
-        ],
+        IdempotencyTable: ["dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
       },
     ],
     [

@@ -40,6 +40,9 @@ describe("error mapping", () => {
       500,
       "DB ERROR: ProvisionedThroughputExceededException: slow down",
     ],
+    // A subclass answers as the class it extends.
+    [new (class TitleTooLong extends ValidationError {})("long"), 400, "long"],
+    [new (class Gone extends PostNotFoundError {})(7), 404, "Blog post #7 not found"],
     [new TypeError("x is undefined at /var/task/index.mjs:1"), 500, "Internal server error"],
     // A domain error the table has no row for is not shown either.
     [new DomainError("unmapped"), 500, "Internal server error"],
