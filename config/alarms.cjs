@@ -1,35 +1,16 @@
-// The CloudWatch alarms, with ALARM_TOPIC_ARN: the per-function metrics of the function-errors
-// alarm in serverless.yml, and the alarms this module adds as one more fragment of `resources`:
-// p99 latency per route, and each table's consumed throughput near its ceiling. Every alarm sits
-// behind the HasAlarmTopic condition, decided when packaging: none exists without a topic.
+// The CloudWatch alarms this module adds with ALARM_TOPIC_ARN, as one more fragment of
+// `resources`: the API's p99 latency, and each table's consumed throughput near its ceiling. With
+// serverless.yml's three (the API's 5xx, the list function's errors, the posts table's throttles)
+// they read 8 metrics; the events' dead-letter alarms (config/events.cjs) read one each, so a
+// stage with webhooks reads 10, CloudWatch's free alarm metrics (docs/operating.md, Alarms).
+// Every alarm here sits behind the HasAlarmTopic condition, decided when packaging.
 const { positiveInteger } = require("./limits.cjs");
-const { FUNCTION_IDS, METRICS_NAMESPACE, ROUTES, SERVICE } = require("./names.cjs");
+const { apiName } = require("./names.cjs");
 
 const DEFAULTS = {
-  LATENCY_ALARM_MS: 1000, // a route's p99 latency in the function, over 5 minutes
+  LATENCY_ALARM_MS: 1000, // the API's p99 latency, every route together, over 5 minutes
   CAPACITY_ALARM_PERCENT: 80, // of a table's maximum read or write units a second
 };
-const FUNCTIONS = Object.values(FUNCTION_IDS).map((id) => id.replace(/LambdaFunction$/, ""));
-
-/** One metric per function (not returned) plus their sum (the alarm's value). */
-function perFunctionSum(metricName) {
-  return [
-    { Id: "total", Expression: "SUM(METRICS())", ReturnData: true },
-    ...FUNCTIONS.map((name) => ({
-      Id: name.charAt(0).toLowerCase() + name.slice(1),
-      ReturnData: false,
-      MetricStat: {
-        Metric: {
-          Namespace: "AWS/Lambda",
-          MetricName: metricName,
-          Dimensions: [{ Name: "FunctionName", Value: { Ref: `${name}LambdaFunction` } }],
-        },
-        Period: 60,
-        Stat: "Sum",
-      },
-    })),
-  ];
-}
 
 /** The alarms' settings: thresholds from the environment, or their defaults. */
 function readAlarmSettings(env = process.env) {
@@ -52,25 +33,29 @@ function readAlarmSettings(env = process.env) {
   };
 }
 
-/** What every alarm shares: the condition, the topic, and quiet when there is no traffic. */
+/** What every alarm shares: the topic, and quiet when there is no traffic. */
 const notifying = (topic) => ({
   TreatMissingData: "notBreaching",
   AlarmActions: [topic],
   OKActions: [topic],
 });
 
-/** p99 of a route's Latency metric (lib/http/metrics.ts) above the setting, 2 of 3 five-minute periods. */
-function latencyAlarm(fn, settings) {
+/**
+ * p99 of the REST stage's Latency (AWS/ApiGateway, kept by the API's name and the stage) above the
+ * setting in 2 of 3 five-minute periods: one metric for every route, where one alarm per route
+ * would read five.
+ */
+function latencyAlarm(stage, settings) {
   return {
     Type: "AWS::CloudWatch::Alarm",
     Condition: "HasAlarmTopic",
     Properties: {
-      AlarmDescription: `p99 latency of ${ROUTES[fn]} over ${settings.latencyMs} ms`,
-      Namespace: METRICS_NAMESPACE,
+      AlarmDescription: `p99 latency of the API, every route, over ${settings.latencyMs} ms`,
+      Namespace: "AWS/ApiGateway",
       MetricName: "Latency",
       Dimensions: [
-        { Name: "service", Value: SERVICE },
-        { Name: "function_name", Value: { Ref: FUNCTION_IDS[fn] } },
+        { Name: "ApiName", Value: apiName(stage) },
+        { Name: "Stage", Value: stage },
       ],
       ExtendedStatistic: "p99",
       Period: 300,
@@ -83,38 +68,47 @@ function latencyAlarm(fn, settings) {
   };
 }
 
-/** A table's consumed units a second, as a percentage of its ceiling, whichever of read or write is higher. */
-function capacityAlarm(tableId, settings) {
-  const consumed = (id, metricName) => ({
-    Id: id,
-    ReturnData: false,
-    MetricStat: {
-      Metric: {
-        Namespace: "AWS/DynamoDB",
-        MetricName: metricName,
-        Dimensions: [{ Name: "TableName", Value: { Ref: tableId } }],
-      },
-      Period: 60,
-      Stat: "Sum",
+/** A table's consumed units a minute (AWS/DynamoDB), for an alarm's metric math. */
+const consumed = (tableId, id, metricName) => ({
+  Id: id,
+  ReturnData: false,
+  MetricStat: {
+    Metric: {
+      Namespace: "AWS/DynamoDB",
+      MetricName: metricName,
+      Dimensions: [{ Name: "TableName", Value: { Ref: tableId } }],
     },
-  });
+    Period: 60,
+    Stat: "Sum",
+  },
+});
+
+/**
+ * A table's consumed units a second as a percentage of its ceiling, the higher of the read and
+ * the write share; `writesOnly` leaves the reads out (one metric, not two).
+ */
+function capacityAlarm(tableId, settings, { writesOnly = false } = {}) {
+  // Sums over 60 s, so /60 is units a second.
+  const reads = `reads / 60 / ${settings.maxReadUnits}`;
+  const writes = `writes / 60 / ${settings.maxWriteUnits}`;
   return {
     Type: "AWS::CloudWatch::Alarm",
     Condition: "HasAlarmTopic",
     Properties: {
       AlarmDescription:
-        `${tableId} consumed ${settings.capacityPercent}% or more of its read or write ceiling ` +
-        `(${settings.maxReadUnits} read, ${settings.maxWriteUnits} write units a second)`,
+        `${tableId} consumed ${settings.capacityPercent}% or more of its ` +
+        (writesOnly
+          ? `write ceiling (${settings.maxWriteUnits} units a second)`
+          : `read or write ceiling (${settings.maxReadUnits} read, ${settings.maxWriteUnits} write units a second)`),
       Metrics: [
         {
           Id: "percent",
-          Label: "highest share of the ceiling, %",
-          // Sums over 60 s, so /60 is units a second.
-          Expression: `100 * MAX([reads / 60 / ${settings.maxReadUnits}, writes / 60 / ${settings.maxWriteUnits}])`,
+          Label: writesOnly ? "share of the write ceiling, %" : "highest share of the ceiling, %",
+          Expression: writesOnly ? `100 * ${writes}` : `100 * MAX([${reads}, ${writes}])`,
           ReturnData: true,
         },
-        consumed("reads", "ConsumedReadCapacityUnits"),
-        consumed("writes", "ConsumedWriteCapacityUnits"),
+        ...(writesOnly ? [] : [consumed(tableId, "reads", "ConsumedReadCapacityUnits")]),
+        consumed(tableId, "writes", "ConsumedWriteCapacityUnits"),
       ],
       EvaluationPeriods: 5,
       DatapointsToAlarm: 3,
@@ -125,25 +119,27 @@ function capacityAlarm(tableId, settings) {
   };
 }
 
-/** The alarms this module adds to the template (behind HasAlarmTopic, like the others). */
-function alarmResources(env = process.env) {
+/** The alarms this module adds to the template for `stage` (behind HasAlarmTopic, like the others). */
+function alarmResources(stage, env = process.env) {
   // Without a topic the condition is false and no alarm is made, as for serverless.yml's three.
-  const withTopic = readAlarmSettings(env);
-  const resources = {};
-  for (const fn of Object.keys(FUNCTION_IDS)) {
-    const id = FUNCTION_IDS[fn].replace(/LambdaFunction$/, "");
-    resources[`${id}LatencyAlarm`] = latencyAlarm(fn, withTopic);
-  }
-  for (const table of ["PostsTable", "IdempotencyTable"]) {
-    resources[`${table}CapacityAlarm`] = capacityAlarm(table, withTopic);
-  }
-  return { Resources: resources };
+  const settings = readAlarmSettings(env);
+  return {
+    Resources: {
+      ApiLatencyAlarm: latencyAlarm(stage, settings),
+      PostsTableCapacityAlarm: capacityAlarm("PostsTable", settings),
+      // The service reads the Idempotency-Key table at most once per refused claim, an item whose
+      // write units (1 per KB) that claim has paid, for 1 read unit per 4 KB: its reads reach the
+      // read ceiling after its writes reach theirs while the read ceiling is at least the write one.
+      IdempotencyTableCapacityAlarm: capacityAlarm("IdempotencyTable", settings, {
+        writesOnly: true,
+      }),
+    },
+  };
 }
 
 module.exports = {
   DEFAULTS,
   readAlarmSettings,
   alarmResources,
-  lambdaErrors: () => perFunctionSum("Errors"),
-  resources: () => alarmResources(),
+  resources: async ({ resolveVariable }) => alarmResources(await resolveVariable("sls:stage")),
 };

@@ -1,50 +1,46 @@
 // Metrics: each request's log line is also a CloudWatch Embedded Metric Format document, so
-// CloudWatch Logs turns it into metrics with no call to CloudWatch and no library in the bundle
-// (docs/operating.md lists them, their dimensions and their cost).
+// CloudWatch Logs turns it into metrics with no call to CloudWatch and no library in the bundle.
+// A custom metric is billed for every hour it is written in, so the line names as metrics only
+// what no AWS metric shows and the dashboard graphs; its other values stay plain fields, which
+// Logs Insights reads (docs/operating.md lists them, their dimensions and their cost).
 
 /** The CloudWatch namespace of the service's own metrics. */
 export const METRICS_NAMESPACE = "BlogPostApi";
 
 /**
- * The edge's own metrics, on every request line, with their units. Beside them a line carries
- * the counts storage kept for the request, each a Count, named by storage
- * (lib/storage/counts.ts), present only where the request's storage path took them.
+ * The line's values that become CloudWatch metrics, each a Count: how a list was answered
+ * (storage's counts, lib/storage/counts.ts), for the list cache's share. They are on the list
+ * function's lines only, so a stage has three series.
  */
-export const METRIC_UNITS = {
-  /** The request's time in the function, as `durationMs`. */
-  Latency: "Milliseconds",
-  /** 1 when the answer was 4xx, else 0; likewise 5xx. */
-  ClientErrors: "Count",
-  ServerErrors: "Count",
-  /** 1 on the first request of an instance (not provisioned concurrency), else 0. */
-  ColdStart: "Count",
-} as const;
-
-export type MetricName = keyof typeof METRIC_UNITS;
-
-/** A metric's unit: the edge's own, else a storage count's. */
-const unitOf = (name: string): string =>
-  (METRIC_UNITS as Record<string, string | undefined>)[name] ?? "Count";
+export const CLOUDWATCH_METRICS = ["ListFromMemory", "ListPatched", "ListScanned"] as const;
 
 /**
- * The dimensions every metric is kept by: the service and the function (one per route, and
- * named with the stage), so a metric costs one series per function and no more.
+ * The dimensions a metric is kept by: the service and the function, whose name carries the stage,
+ * so two stages in one account never mix.
  */
 export const METRIC_DIMENSIONS = ["service", "function_name"] as const;
 
-/** What one request's metrics are made of. */
+/** What one request's line is made of. */
 export interface RequestOutcome {
   status: number;
   durationMs: number;
   coldStart: boolean;
-  /** Storage's counts for the request, each reported as a Count. */
+  /** Storage's counts for the request, each a value of the line. */
   counts: Record<string, number>;
 }
 
+/** One metric directive of an EMF document. */
+interface MetricDirective {
+  Namespace: string;
+  Dimensions: string[][];
+  Metrics: { Name: string; Unit: "Count" }[];
+}
+
 /**
- * The members a request's log line needs to be an EMF document: `_aws` naming the metrics and
- * dimensions, and each metric's value. The dimensions' own members (`service`, `function_name`)
- * are the line's, written by the logger and the handler.
+ * The members a request's log line carries for its metrics: the values (the time, 4xx, 5xx, cold
+ * start and storage's counts) and `_aws`, which names those of them that are metrics. A line
+ * with none of them has no directive, so CloudWatch extracts nothing from it. The dimensions' own
+ * members (`service`, `function_name`) are the line's, written by the logger and the handler.
  */
 export function requestMetrics(outcome: RequestOutcome, timestamp = Date.now()) {
   const values: Record<string, number> = {
@@ -54,18 +50,16 @@ export function requestMetrics(outcome: RequestOutcome, timestamp = Date.now()) 
     ColdStart: outcome.coldStart ? 1 : 0,
     ...outcome.counts,
   };
-  const names = Object.keys(values);
-  return {
-    _aws: {
-      Timestamp: timestamp,
-      CloudWatchMetrics: [
-        {
-          Namespace: METRICS_NAMESPACE,
-          Dimensions: [[...METRIC_DIMENSIONS]],
-          Metrics: names.map((name) => ({ Name: name, Unit: unitOf(name) })),
-        },
-      ],
-    },
-    ...values,
-  };
+  const named = CLOUDWATCH_METRICS.filter((name) => name in outcome.counts);
+  const directives: MetricDirective[] =
+    named.length === 0
+      ? []
+      : [
+          {
+            Namespace: METRICS_NAMESPACE,
+            Dimensions: [[...METRIC_DIMENSIONS]],
+            Metrics: named.map((name) => ({ Name: name, Unit: "Count" })),
+          },
+        ];
+  return { _aws: { Timestamp: timestamp, CloudWatchMetrics: directives }, ...values };
 }

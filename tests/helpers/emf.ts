@@ -5,7 +5,7 @@
 import { Ajv } from "ajv";
 
 /** The units CloudWatch accepts (MetricDatum's StandardUnit). */
-export const CLOUDWATCH_UNITS = [
+const CLOUDWATCH_UNITS = [
   "Seconds",
   "Microseconds",
   "Milliseconds",
@@ -47,9 +47,9 @@ const EMF_SCHEMA = {
       required: ["Timestamp", "CloudWatchMetrics"],
       properties: {
         Timestamp: { type: "integer", minimum: 0 },
+        // May be empty, as in the specification's own schema: a line that names no metric.
         CloudWatchMetrics: {
           type: "array",
-          minItems: 1,
           items: {
             type: "object",
             required: ["Namespace", "Dimensions", "Metrics"],

@@ -1,5 +1,6 @@
-// Integration: the storage counts in each request's metrics, from the handlers over DynamoDB Local:
-// a list from memory and one by Scan, ids skipped past client-chosen ones, Idempotency-Key replays.
+// Integration: the storage counts on each request's line, from the handlers over DynamoDB Local:
+// a list from memory and one by Scan, ids skipped past client-chosen ones, Idempotency-Key replays;
+// of them, only the list's path is named as a CloudWatch metric.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { emfProblems } from "../helpers/emf.js";
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 /** The metrics of the line the last request wrote. */
-function lastMetrics() {
+function lastMetrics(): Record<string, unknown> {
   const fields = lines.at(-1)?.fields ?? {};
   const line = { service: "blog-post-api", ...fields };
   expect(emfProblems(line)).toEqual([]);
@@ -37,6 +38,11 @@ const countsOf = (line: Record<string, unknown>) =>
   Object.fromEntries(
     STORAGE_COUNTS.filter((name) => name in line).map((name) => [name, line[name]]),
   );
+/** The values a line names as CloudWatch metrics; the others are its fields only. */
+const metricNames = (line: Record<string, unknown>) =>
+  (line._aws as { CloudWatchMetrics: { Metrics: { Name: string }[] }[] }).CloudWatchMetrics.flatMap(
+    (directive) => directive.Metrics.map((metric) => metric.Name),
+  );
 
 describe("a request's storage counts", () => {
   it("show a list answered by Scan, then from memory, then patched after a write", async () => {
@@ -50,9 +56,21 @@ describe("a request's storage counts", () => {
     expect(countsOf(lastMetrics())).toEqual({ ListPatched: 1 });
   });
 
+  it("name only the list's path as a CloudWatch metric, the units and the rest as fields", async () => {
+    await invoke(api.list, { method: "GET" });
+    const list = lastMetrics();
+    expect(metricNames(list)).toEqual(["ListFromMemory"]);
+    expect(list).toMatchObject({ ListFromMemory: 1, ColdStart: 0, ClientErrors: 0 });
+    expect(list.ReadUnits).toBeGreaterThan(0);
+    await invoke(api.create, { method: "POST", body: { title: "m", content: "c" } });
+    const create = lastMetrics();
+    expect(metricNames(create)).toEqual([]);
+    expect(create).toMatchObject({ ServerErrors: 0, WriteUnits: 4 });
+  });
+
   it("carry every route's read and write units, every DynamoDB call of the request summed", async () => {
     const units = () => {
-      const line = lastMetrics() as Record<string, unknown>;
+      const line = lastMetrics();
       return { read: line.ReadUnits ?? 0, write: line.WriteUnits ?? 0 };
     };
     const made = await invoke(api.create, { method: "POST", body: { title: "u", content: "c" } });

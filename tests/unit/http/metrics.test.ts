@@ -4,13 +4,14 @@ import { StorageError, ValidationError } from "../../../lib/posts/errors.js";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { createLogger } from "../../../lib/http/logger.js";
 import {
+  CLOUDWATCH_METRICS,
   METRICS_NAMESPACE,
   METRIC_DIMENSIONS,
-  METRIC_UNITS,
   requestMetrics,
 } from "../../../lib/http/metrics.js";
 import { ok } from "../../../lib/http/response.js";
-import { CLOUDWATCH_UNITS, emfProblems } from "../../helpers/emf.js";
+import { STORAGE_COUNT_NAMES } from "../../../lib/storage/counts.js";
+import { emfProblems } from "../../helpers/emf.js";
 import { apiEvent } from "../../helpers/events.js";
 import { linesWrittenBy } from "../../helpers/handlers.js";
 
@@ -31,9 +32,10 @@ const valid = () => ({
 });
 
 describe("the EMF check", () => {
-  it("passes a valid document, with an array of values too", () => {
+  it("passes a valid document, with an array of values too, and one that names no metric", () => {
     expect(emfProblems(valid())).toEqual([]);
     expect(emfProblems({ ...valid(), Latency: [1, 2, 3] })).toEqual([]);
+    expect(emfProblems({ _aws: { Timestamp: 1, CloudWatchMetrics: [] }, Latency: 1 })).toEqual([]);
   });
 
   const directive = (doc: ReturnType<typeof valid>) => doc._aws.CloudWatchMetrics[0]!;
@@ -110,9 +112,9 @@ describe("the EMF check", () => {
 describe("requestMetrics", () => {
   const base = { status: 200, durationMs: 41.27, coldStart: false, counts: {} };
 
-  it("names each metric with its unit, in the service's namespace, by service and function", () => {
+  it("names only the list's path as a metric, by service and function, and keeps every value", () => {
     const metrics = requestMetrics(
-      { ...base, coldStart: true, counts: { ListScanned: 1 } },
+      { ...base, coldStart: true, counts: { ListScanned: 1, ReadUnits: 8 } },
       1_700_000_000_123,
     );
     expect(metrics).toEqual({
@@ -122,13 +124,7 @@ describe("requestMetrics", () => {
           {
             Namespace: METRICS_NAMESPACE,
             Dimensions: [["service", "function_name"]],
-            Metrics: [
-              { Name: "Latency", Unit: "Milliseconds" },
-              { Name: "ClientErrors", Unit: "Count" },
-              { Name: "ServerErrors", Unit: "Count" },
-              { Name: "ColdStart", Unit: "Count" },
-              { Name: "ListScanned", Unit: "Count" },
-            ],
+            Metrics: [{ Name: "ListScanned", Unit: "Count" }],
           },
         ],
       },
@@ -137,8 +133,21 @@ describe("requestMetrics", () => {
       ServerErrors: 0,
       ColdStart: 1,
       ListScanned: 1,
+      ReadUnits: 8,
     });
     expect(METRIC_DIMENSIONS).toEqual(["service", "function_name"]);
+  });
+
+  it("names no metric on a line without a list's path, and keeps its values", () => {
+    const counts = { WriteUnits: 4, IdsSkipped: 2, IdempotentReplays: 1 };
+    expect(requestMetrics({ ...base, status: 500, counts }, 1)).toEqual({
+      _aws: { Timestamp: 1, CloudWatchMetrics: [] },
+      Latency: 41.27,
+      ClientErrors: 0,
+      ServerErrors: 1,
+      ColdStart: 0,
+      ...counts,
+    });
   });
 
   it.each([
@@ -156,10 +165,13 @@ describe("requestMetrics", () => {
     });
   });
 
-  it("takes the time from the clock when none is given, and only units CloudWatch knows", () => {
+  it("takes the time from the clock when none is given", () => {
     vi.spyOn(Date, "now").mockReturnValueOnce(1_800_000_000_000);
     expect(requestMetrics(base)._aws.Timestamp).toBe(1_800_000_000_000);
-    for (const unit of Object.values(METRIC_UNITS)) expect(CLOUDWATCH_UNITS).toContain(unit);
+  });
+
+  it("names as metrics only counts storage keeps", () => {
+    for (const name of CLOUDWATCH_METRICS) expect(STORAGE_COUNT_NAMES).toContain(name);
   });
 });
 
@@ -188,6 +200,9 @@ describe("each request's log line", () => {
     );
     const [line] = await linesWrittenBy(() => handler(apiEvent({ method: "GET" })));
     expect(line).toMatchObject({ ListFromMemory: 1, ColdStart: 1, ClientErrors: 0 });
+    expect(line?._aws).toMatchObject({
+      CloudWatchMetrics: [{ Metrics: [{ Name: "ListFromMemory" }] }],
+    });
     expect(emfProblems(line!)).toEqual([]);
   });
 });
