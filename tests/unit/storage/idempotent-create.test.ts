@@ -1,17 +1,19 @@
 // Unit: the Idempotency-Key protocol's branches that need a race to reach on a real table: a
-// claim whose answer was lost, a key that vanishes or expires between claim and read, a takeover
-// during the write, a 409 record lost to a takeover, a storage failure that releases the claim.
+// claim whose answer was lost, a refusal whose record vanished or expired, a takeover during the
+// write, a 409 record lost to a takeover, a storage failure that releases the claim. A refused
+// claim brings the record that refused it (ALL_OLD), as DynamoDB writes it.
 // The client is mocked and answers as DynamoDB would; the protocol on DynamoDB Local, with real
 // concurrency, is in tests/integration/idempotency.test.ts.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   DeleteCommand,
   DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
+  type PutCommandInput,
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { IdempotencyError, PostExistsError, StorageError } from "../../../lib/posts/errors.js";
@@ -39,18 +41,20 @@ const cancelled = (...codes: string[]) =>
   sdkError("TransactionCanceledException", {
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
-const record = (fields: Record<string, unknown>) => ({
-  Item: {
-    key: "k",
-    fingerprint: "f",
-    owner: "someone else",
-    state: "done",
-    expires_at: epochSeconds() + 3_600,
-    ...fields,
-  },
-});
-/** The owner this request put in its last claim. */
-const lastClaimOwner = () => mock.commandCalls(PutCommand).at(-1)?.args[0].input.Item?.owner;
+/** A claim refused by this record, which comes with the refusal as DynamoDB stored it. */
+const refusedBy = (fields: Record<string, unknown>) =>
+  sdkError("ConditionalCheckFailedException", {
+    Item: marshall({
+      key: "k",
+      fingerprint: "f",
+      owner: "someone else",
+      state: "done",
+      expires_at: epochSeconds() + 3_600,
+      ...fields,
+    }),
+  });
+/** The owner a claim put in its item. */
+const ownerOf = (claim: PutCommandInput) => (claim.Item as { owner: string }).owner;
 
 beforeEach(() => {
   mock.reset();
@@ -59,41 +63,52 @@ beforeEach(() => {
 afterAll(() => mock.restore());
 
 describe("IdempotentCreate", () => {
-  it("writes at once under a fresh key: one claim, no read", async () => {
+  it("writes at once under a fresh key: one claim, one transaction", async () => {
     mock.on(PutCommand).resolves({});
     mock.on(TransactWriteCommand).resolves({});
     expect(await once.create(input, request)).toMatchObject({ id: 1 });
-    expect(mock.commandCalls(GetCommand)).toHaveLength(0);
+    expect(mock.calls()).toHaveLength(2); // the claim, then the post and its key together
   });
 
   it("fails a claim on a storage error instead of reading it as taken", async () => {
     mock.on(PutCommand).rejects(sdkError("InternalServerError"));
     await expect(once.create(input, request)).rejects.toBeInstanceOf(StorageError);
-    expect(mock.commandCalls(GetCommand)).toHaveLength(0);
+    expect(mock.calls()).toHaveLength(1);
+  });
+
+  it("asks a claim for the record that refuses it, so no read follows", async () => {
+    mock.on(PutCommand).rejectsOnce(refusedBy({ status: 201, post: stored }));
+    expect(await once.create(input, request)).toEqual(stored);
+    expect(mock.commandCalls(PutCommand)[0]?.args[0].input).toMatchObject({
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+    expect(mock.calls()).toHaveLength(1);
   });
 
   it("writes the post when a claim's answer was lost but the key is its own", async () => {
-    mock.on(PutCommand).rejects(conditionFailed());
-    mock.on(GetCommand).callsFake(() => record({ owner: lastClaimOwner(), state: "pending" }));
+    mock.on(PutCommand).callsFake((claim: PutCommandInput) => {
+      throw refusedBy({ owner: ownerOf(claim), state: "pending" });
+    });
     mock.on(TransactWriteCommand).resolves({});
     expect(await once.create(input, request)).toMatchObject({ id: 1, title: "t" });
   });
 
   it.each([
-    ["vanished", {}],
-    ["expired", record({ expires_at: epochSeconds() - 1, post: stored, status: 201 })],
-  ])("claims again a key that %s between the claim and the read", async (_label, read) => {
-    mock.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
-    mock.on(GetCommand).resolves(read);
+    ["vanished", conditionFailed()],
+    ["expired", refusedBy({ expires_at: epochSeconds() - 1, post: stored, status: 201 })],
+  ])("claims again a key whose record %s", async (_label, refusal) => {
+    mock.on(PutCommand).rejectsOnce(refusal).resolves({});
     mock.on(TransactWriteCommand).resolves({});
     expect(await once.create(input, request)).toMatchObject({ id: 1 });
     expect(mock.commandCalls(PutCommand)).toHaveLength(2);
   });
 
   it("answers with the outcome of the request that took the key over during the write", async () => {
-    mock.on(PutCommand).resolvesOnce({}).rejects(conditionFailed());
+    mock
+      .on(PutCommand)
+      .resolvesOnce({})
+      .rejects(refusedBy({ status: 201, post: stored }));
     mock.on(TransactWriteCommand).rejects(cancelled("None", "ConditionalCheckFailed"));
-    mock.on(GetCommand).resolves(record({ status: 201, post: stored }));
     expect(await once.create(input, request)).toEqual(stored);
   });
 
@@ -110,10 +125,12 @@ describe("IdempotentCreate", () => {
   });
 
   it("answers with the new owner's outcome when its 409 record lost to a takeover", async () => {
-    mock.on(PutCommand).resolvesOnce({}).rejects(conditionFailed());
+    mock
+      .on(PutCommand)
+      .resolvesOnce({})
+      .rejects(refusedBy({ status: 201, post: stored }));
     mock.on(TransactWriteCommand).rejects(cancelled("ConditionalCheckFailed", "None"));
     mock.on(UpdateCommand).rejects(conditionFailed());
-    mock.on(GetCommand).resolves(record({ status: 201, post: stored }));
     expect(await once.create({ ...input, id: 40 }, request)).toEqual(stored);
   });
 
@@ -136,13 +153,12 @@ describe("IdempotentCreate", () => {
   });
 
   it("waits for a request still in progress and replays its outcome", async () => {
-    mock.on(PutCommand).rejects(conditionFailed());
     mock
-      .on(GetCommand)
-      .resolvesOnce(record({ state: "pending", lease_until: Date.now() + 60_000 }))
-      .resolves(record({ status: 201, post: stored }));
+      .on(PutCommand)
+      .rejectsOnce(refusedBy({ state: "pending", lease_until: Date.now() + 60_000 }))
+      .rejects(refusedBy({ status: 201, post: stored }));
     expect(await once.create(input, request)).toEqual(stored);
-    expect(mock.commandCalls(GetCommand)).toHaveLength(2);
+    expect(mock.commandCalls(PutCommand)).toHaveLength(2);
   });
 });
 
