@@ -8,6 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { fingerprintPayload } from "../../../lib/posts/idempotency-key.js";
@@ -89,26 +90,25 @@ describe("consistent reads", () => {
       expect(page).toMatchObject({ TableName: POSTS, ConsistentRead: true });
   });
 
-  it("a retry reads its Idempotency-Key record consistently, so it replays, never writes twice", async () => {
+  it("a retry learns its Idempotency-Key record from the refused claim, as it stands: it replays, never writes twice", async () => {
     const body = { title: "t", content: "c" };
-    // The claim fails: the first request with this key has already finished.
+    // The claim fails: the first request with this key has already finished. The refusal brings
+    // the item the condition was checked against (ALL_OLD), so no read can be stale.
     mock.on(PutCommand).rejects(
       Object.assign(new Error("The conditional request failed"), {
         name: "ConditionalCheckFailedException",
         $fault: "client",
+        Item: marshall({
+          key: "k",
+          fingerprint: fingerprintPayload(body),
+          owner: "first",
+          state: "done",
+          status: 201,
+          post: stored(9),
+          expires_at: Math.floor(Date.now() / 1000) + 60,
+        }),
       }),
     );
-    mock.on(GetCommand).resolves({
-      Item: {
-        key: "k",
-        fingerprint: fingerprintPayload(body),
-        owner: "first",
-        state: "done",
-        status: 201,
-        post: stored(9),
-        expires_at: Math.floor(Date.now() / 1000) + 60,
-      },
-    });
     const response = await invoke(api.create, {
       method: "POST",
       body,
@@ -116,12 +116,10 @@ describe("consistent reads", () => {
     });
     expect(response).toMatchObject({ status: 201, body: { id: 9 } });
     expect(mock.commandCalls(TransactWriteCommand)).toHaveLength(0);
-    const reads = mock.commandCalls(GetCommand);
-    expect(reads).toHaveLength(1);
-    expect(reads[0]!.args[0].input).toMatchObject({
+    expect(mock.commandCalls(GetCommand)).toHaveLength(0);
+    expect(mock.commandCalls(PutCommand)[0]!.args[0].input).toMatchObject({
       TableName: KEYS,
-      Key: { key: "k" },
-      ConsistentRead: true,
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
   });
 });
