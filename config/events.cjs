@@ -1,14 +1,14 @@
-// Post events on AWS (docs/events.md): the stage's EventBridge bus, fed from the posts table's
-// stream by a Pipe whose enrichment function maps each change; with WEBHOOK_SUBSCRIBERS, a second
-// Pipe into an SQS FIFO queue (one message group per post) that the delivery function reads.
-// Each path has a dead-letter queue and an alarm on it. No secret is in the template: each
-// subscriber's lives in SSM Parameter Store under /<service>/<stage>/webhooks/<name>.
+// Post events on AWS (docs/events.md): the posts table's stream read by one Lambda event source
+// mapping into the publishEvents function, which maps each change of a post and puts it on the
+// stage's EventBridge bus and, with WEBHOOK_SUBSCRIBERS, on an SQS FIFO queue (one message group
+// per post) that the delivery function reads. Each path has a dead-letter queue and an alarm on
+// it. No secret is in the template: each subscriber's lives in SSM Parameter Store under
+// /<service>/<stage>/webhooks/<name>.
 const { BlockList, isIP } = require("node:net");
 const { SERVICE } = require("./names.cjs");
 
 /** Tries before a delivery is dead-lettered: lib/events/retry-schedule.ts's DELIVERY_ATTEMPTS. */
 const DELIVERY_ATTEMPTS = 8;
-const DETAIL_TYPE = "Blog post changed";
 
 const privateNetworks = new BlockList();
 for (const [network, prefix, family] of [
@@ -68,8 +68,9 @@ function readSubscribers(env = process.env) {
 const secretParameter = (stage, name) => `/${SERVICE}/${stage}/webhooks/${name}`;
 
 /**
- * The Pipes' filter: posts only. A post's id is positive, so its key's digits start with 1 to 9;
- * the id counter ("0") and the change marker's shards ("-1" to "-8") never match.
+ * The stream mapping's filter: posts only. A post's id is positive, so its key's digits start with
+ * 1 to 9; the id counter ("0") and the change marker's shards ("-1" to "-8") never match, and
+ * their changes never invoke the function.
  */
 const POSTS_ONLY = {
   Filters: [
@@ -90,54 +91,81 @@ const logsFor = (stage, name) => ({
   },
 });
 
-const assumedBy = (service) => ({
-  Version: "2012-10-17",
-  Statement: [{ Effect: "Allow", Principal: { Service: service }, Action: "sts:AssumeRole" }],
-});
+const allow = (actions, resource) => ({ Effect: "Allow", Action: actions, Resource: resource });
 
-const role = (service, name, statements) => ({
+const lambdaRole = (name, statements) => ({
   Type: "AWS::IAM::Role",
   Properties: {
-    AssumeRolePolicyDocument: assumedBy(service),
+    AssumeRolePolicyDocument: {
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { Service: "lambda.amazonaws.com" },
+          Action: "sts:AssumeRole",
+        },
+      ],
+    },
     Policies: [
       { PolicyName: name, PolicyDocument: { Version: "2012-10-17", Statement: statements } },
     ],
   },
 });
 
-/** What a Pipe may do to read the table's stream and dead-letter what it cannot hand on. */
-const readStream = [
-  {
-    Effect: "Allow",
-    Action: [
-      "dynamodb:DescribeStream",
-      "dynamodb:GetRecords",
-      "dynamodb:GetShardIterator",
-      "dynamodb:ListStreams",
-    ],
-    Resource: { "Fn::GetAtt": ["PostsTable", "StreamArn"] },
-  },
-  {
-    Effect: "Allow",
-    Action: ["sqs:SendMessage"],
-    Resource: { "Fn::GetAtt": ["EventsDeadLetterQueue", "Arn"] },
-  },
-];
+/**
+ * The stream function's role, and nothing more: reading the stream and writing to the dead-letter
+ * queue, which Lambda's mapping does with the function's role, and the function's own calls,
+ * PutEvents on the bus and SendMessage (SendMessageBatch's action too) on the webhook queue, which
+ * exists with subscribers only.
+ */
+const publishEventsRole = (stage, subscribers) =>
+  lambdaRole("publish-events", [
+    logsFor(stage, "publishEvents"),
+    allow(
+      [
+        "dynamodb:DescribeStream",
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:ListStreams",
+      ],
+      { "Fn::GetAtt": ["PostsTable", "StreamArn"] },
+    ),
+    allow(["events:PutEvents"], { "Fn::GetAtt": ["EventBus", "Arn"] }),
+    allow(["sqs:SendMessage"], { "Fn::GetAtt": ["EventsDeadLetterQueue", "Arn"] }),
+    ...(subscribers.length > 0
+      ? [allow(["sqs:SendMessage"], { "Fn::GetAtt": ["WebhookQueue", "Arn"] })]
+      : []),
+  ]);
 
 /**
- * A stream source: from the newest change on, a day of retries (the stream keeps 24 h), then the
- * dead-letter queue; a failing batch is halved until the failing record stands alone.
+ * The stream → function mapping, declared here rather than as an `events: - stream:` entry in
+ * serverless.yml, so that its filter, its retries, its dead-letter queue and the grants that let
+ * it read the stream sit in one module (osls would add no grant: the function's role is made
+ * here). One mapping for the bus and the webhook queue alike: Lambda's reads of a stream are not
+ * billed, so a stage where nothing is written costs nothing.
+ * From the newest change on, 10 records a batch (one PutEvents request for events under 25 KB),
+ * one batch per shard at a time (the default parallelization): each post's changes in order.
+ * A record not handed on is retried from itself (ReportBatchItemFailures), up to 1,000 times or
+ * until it is 6 hours old, whichever comes first, then its batch's shard and sequence numbers go
+ * to the dead-letter queue with 18 of the stream's 24 hours left to replay it (docs/events.md).
+ * A batch whose invocation fails (a timeout) is halved until the failing record stands alone.
  */
-const streamSource = {
-  DynamoDBStreamParameters: {
+const postsStreamMapping = {
+  Type: "AWS::Lambda::EventSourceMapping",
+  Properties: {
+    EventSourceArn: { "Fn::GetAtt": ["PostsTable", "StreamArn"] },
+    FunctionName: { "Fn::GetAtt": ["PublishEventsLambdaFunction", "Arn"] },
     StartingPosition: "LATEST",
     BatchSize: 10,
-    MaximumRecordAgeInSeconds: 86_400,
-    MaximumRetryAttempts: 185,
-    OnPartialBatchItemFailure: "AUTOMATIC_BISECT",
-    DeadLetterConfig: { Arn: { "Fn::GetAtt": ["EventsDeadLetterQueue", "Arn"] } },
+    FilterCriteria: POSTS_ONLY,
+    FunctionResponseTypes: ["ReportBatchItemFailures"],
+    MaximumRetryAttempts: 1_000,
+    MaximumRecordAgeInSeconds: 21_600,
+    BisectBatchOnFunctionError: true,
+    DestinationConfig: {
+      OnFailure: { Destination: { "Fn::GetAtt": ["EventsDeadLetterQueue", "Arn"] } },
+    },
   },
-  FilterCriteria: POSTS_ONLY,
 };
 
 /** An alarm on a dead-letter queue holding anything; it notifies ALARM_TOPIC_ARN when set. */
@@ -161,8 +189,8 @@ const deadLetterAlarm = (queue, description, env) => {
   };
 };
 
-/** The bus, the stream → bus Pipe, its dead-letter queue and alarm: in every stage. */
-function busResources(stage, env) {
+/** The bus, the stream mapping, its dead-letter queue and alarm, the role: in every stage. */
+function busResources(stage, subscribers, env) {
   return {
     EventBus: { Type: "AWS::Events::EventBus", Properties: { Name: `${SERVICE}-${stage}-events` } },
     EventsDeadLetterQueue: {
@@ -171,43 +199,15 @@ function busResources(stage, env) {
     },
     EventsDeadLetterAlarm: deadLetterAlarm(
       "EventsDeadLetterQueue",
-      "Changes of posts the stream's Pipes could not hand on (events lost until replayed)",
+      "Stream batches the publishEvents function could not hand on (replay them within the stream's 24 h: docs/events.md)",
       env,
     ),
-    PublishEventsRole: role("lambda.amazonaws.com", "publish-events", [
-      logsFor(stage, "publishEvents"),
-    ]),
-    EventsPipeRole: role("pipes.amazonaws.com", "events-pipe", [
-      ...readStream,
-      {
-        Effect: "Allow",
-        Action: ["lambda:InvokeFunction"],
-        Resource: { "Fn::GetAtt": ["PublishEventsLambdaFunction", "Arn"] },
-      },
-      {
-        Effect: "Allow",
-        Action: ["events:PutEvents"],
-        Resource: { "Fn::GetAtt": ["EventBus", "Arn"] },
-      },
-    ]),
-    EventsPipe: {
-      Type: "AWS::Pipes::Pipe",
-      Properties: {
-        Name: `${SERVICE}-${stage}-events`,
-        RoleArn: { "Fn::GetAtt": ["EventsPipeRole", "Arn"] },
-        Source: { "Fn::GetAtt": ["PostsTable", "StreamArn"] },
-        SourceParameters: streamSource,
-        Enrichment: { "Fn::GetAtt": ["PublishEventsLambdaFunction", "Arn"] },
-        Target: { "Fn::GetAtt": ["EventBus", "Arn"] },
-        TargetParameters: {
-          EventBridgeEventBusParameters: { DetailType: DETAIL_TYPE, Source: SERVICE },
-        },
-      },
-    },
+    PublishEventsRole: publishEventsRole(stage, subscribers),
+    PostsStreamMapping: postsStreamMapping,
   };
 }
 
-/** With subscribers: the FIFO queue, its dead letters and alarm, its Pipe, the delivery role. */
+/** With subscribers: the FIFO queue, its dead letters and alarm, the delivery role. */
 function webhookResources(stage, subscribers, env) {
   if (subscribers.length === 0) return {};
   const parameterArn = (name) => ({
@@ -218,7 +218,7 @@ function webhookResources(stage, subscribers, env) {
       Type: "AWS::SQS::Queue",
       Properties: {
         FifoQueue: true,
-        // The Pipe sets each message's deduplication id (the stream record's id).
+        // The stream function sets each message's deduplication id (the stream record's id).
         ContentBasedDeduplication: false,
         // Deduplication and throughput per post, not per queue.
         DeduplicationScope: "messageGroup",
@@ -247,48 +247,22 @@ function webhookResources(stage, subscribers, env) {
       "Webhook deliveries that failed for a day (replay them: docs/events.md)",
       env,
     ),
-    WebhookPipeRole: role("pipes.amazonaws.com", "webhook-pipe", [
-      ...readStream,
-      {
-        Effect: "Allow",
-        Action: ["sqs:SendMessage"],
-        Resource: { "Fn::GetAtt": ["WebhookQueue", "Arn"] },
-      },
-    ]),
-    WebhookPipe: {
-      Type: "AWS::Pipes::Pipe",
-      Properties: {
-        Name: `${SERVICE}-${stage}-webhooks`,
-        RoleArn: { "Fn::GetAtt": ["WebhookPipeRole", "Arn"] },
-        Source: { "Fn::GetAtt": ["PostsTable", "StreamArn"] },
-        SourceParameters: streamSource,
-        Target: { "Fn::GetAtt": ["WebhookQueue", "Arn"] },
-        TargetParameters: {
-          SqsQueueParameters: {
-            MessageGroupId: "$.dynamodb.Keys.id.N",
-            MessageDeduplicationId: "$.eventID",
-          },
-        },
-      },
-    },
-    DeliverWebhooksRole: role("lambda.amazonaws.com", "deliver-webhooks", [
+    DeliverWebhooksRole: lambdaRole("deliver-webhooks", [
       logsFor(stage, "deliverWebhooks"),
-      {
-        Effect: "Allow",
-        Action: [
+      allow(
+        [
           "sqs:ReceiveMessage",
           "sqs:DeleteMessage",
           "sqs:GetQueueAttributes",
           "sqs:ChangeMessageVisibility",
         ],
-        Resource: { "Fn::GetAtt": ["WebhookQueue", "Arn"] },
-      },
+        { "Fn::GetAtt": ["WebhookQueue", "Arn"] },
+      ),
       // Each subscriber's secret, and nothing else of Parameter Store.
-      {
-        Effect: "Allow",
-        Action: ["ssm:GetParameter"],
-        Resource: subscribers.map(({ name }) => parameterArn(name)),
-      },
+      allow(
+        ["ssm:GetParameter"],
+        subscribers.map(({ name }) => parameterArn(name)),
+      ),
     ]),
   };
 }
@@ -308,12 +282,23 @@ function deliveryEnvironment(stage, env = process.env) {
   };
 }
 
+/**
+ * The stream function's settings: the bus, and the webhook queue when there is one (the function
+ * queues nothing without it).
+ */
+function publishEnvironment(env = process.env) {
+  return {
+    EVENT_BUS_NAME: { Ref: "EventBus" },
+    ...(hasSubscribers(env) && { WEBHOOK_QUEUE_URL: { Ref: "WebhookQueue" } }),
+  };
+}
+
 /** The stack's event resources, and the bus's name and ARN as outputs. */
 function eventResources(stage, env = process.env) {
   const subscribers = readSubscribers(env);
   return {
     Resources: {
-      ...busResources(stage, env),
+      ...busResources(stage, subscribers, env),
       ...webhookResources(stage, subscribers, env),
     },
     Outputs: {
@@ -343,8 +328,8 @@ Object.assign(module.exports, {
   secretParameter,
   eventResources,
   POSTS_ONLY,
-  DETAIL_TYPE,
   resources: async ({ resolveVariable }) => eventResources(await resolveVariable("sls:stage")),
   deliveryEnvironment: async ({ resolveVariable }) =>
     deliveryEnvironment(await resolveVariable("sls:stage")),
+  publishEnvironment: async () => publishEnvironment(),
 });

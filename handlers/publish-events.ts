@@ -1,6 +1,5 @@
-// Lambda entry for the stream → bus Pipe's enrichment: the table's change records in, events out.
-import { streamToEvents } from "../lib/app/webhooks.js";
+// Lambda entry for the posts table's stream (an event source mapping): wired once per instance.
+import { publishHandler, readPublishConfig } from "../lib/app/publishing.js";
 
-/** The function the Pipe invokes with a batch of records; it answers their events. */
-export const handler = async (records: Parameters<typeof streamToEvents>[0]) =>
-  streamToEvents(records);
+/** The function Lambda invokes with a batch of the stream's records. */
+export const handler = publishHandler(readPublishConfig());

@@ -1,9 +1,8 @@
-// The composition root of webhook delivery and of the stream's mapping onto the bus: settings
-// read once, the subscribers' secrets from SSM Parameter Store, the queue's visibility set by SQS.
+// The composition root of webhook delivery: settings read once, the subscribers' secrets from SSM
+// Parameter Store, the queue's visibility set by SQS. The stream's side is publishing.ts.
 import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { SQSHandler, SQSRecord } from "aws-lambda";
-import { type ChangeRecord, type PostEvent, eventFromRecord } from "../events/post-event.js";
 import { queueDelivery } from "../events/queue-delivery.js";
 import { type Subscriber, refusedUrl, sendWebhook } from "../events/webhook-sender.js";
 import { createLogger } from "../http/logger.js";
@@ -66,13 +65,4 @@ export function webhookHandler(
     log: (message, fields) => logger.info(message, fields),
   });
   return (event) => deliver(event.Records);
-}
-
-/**
- * The Pipe's enrichment from the stream to the bus: each change record of a post becomes its
- * event, which the Pipe puts on the bus as the entry's detail. Storage items the Pipe's filter let
- * through (none should) are dropped here too.
- */
-export function streamToEvents(records: ChangeRecord[]): PostEvent[] {
-  return records.flatMap((record) => eventFromRecord(record) ?? []);
 }

@@ -1,5 +1,5 @@
 // Post events: a change record of the posts table's stream turned into the event subscribers
-// receive, the same on AWS (the stream's Pipes and the delivery function) and locally.
+// receive, the same on AWS (the stream function and the delivery function) and locally.
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { type Post, serializePost } from "../posts/post.js";
@@ -9,7 +9,7 @@ export type PostEventType = "post.created" | "post.updated" | "post.deleted";
 
 type Image = Record<string, AttributeValue>;
 
-/** A record of the table's stream as Lambda, Pipes and (converted) DynamoDB Local give it. */
+/** A record of the table's stream as Lambda and (converted) DynamoDB Local give it. */
 export interface ChangeRecord {
   eventName?: "INSERT" | "MODIFY" | "REMOVE" | string;
   dynamodb?: {

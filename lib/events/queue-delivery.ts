@@ -1,7 +1,7 @@
-// Webhook delivery on AWS: a batch of the FIFO queue's messages (each a change record of the
-// table's stream, grouped by post id) sent to every subscriber, in order within each post.
+// Webhook delivery on AWS: a batch of the FIFO queue's messages (each a post's event, grouped by
+// post id) sent to every subscriber, in order within each post.
 import type { SQSBatchResponse, SQSRecord } from "aws-lambda";
-import { type ChangeRecord, eventFromRecord, eventIdOf } from "./post-event.js";
+import { type ChangeRecord, type PostEvent, eventFromRecord, eventIdOf } from "./post-event.js";
 import { retryDelayMs } from "./retry-schedule.js";
 import type { DeliveryOutcome, Subscriber } from "./webhook-sender.js";
 
@@ -49,7 +49,7 @@ class QueueDelivery {
 
   /** Sends one message's event to every subscriber still on delivery; true when all took it. */
   private async deliver(record: SQSRecord): Promise<boolean> {
-    const event = eventFromRecord(JSON.parse(record.body) as ChangeRecord);
+    const event = eventOfMessage(record.body);
     if (!event) return true;
     const id = eventIdOf(event);
     const body = JSON.stringify(event);
@@ -102,6 +102,15 @@ class QueueDelivery {
       });
     }
   }
+}
+
+/**
+ * A message's event: the event the stream function queued, or, from a message holding a stream
+ * record instead (a dead letter may hold either), the event it maps to.
+ */
+function eventOfMessage(body: string): PostEvent | undefined {
+  const message = JSON.parse(body) as Partial<PostEvent> & ChangeRecord;
+  return message.type && message.data ? (message as PostEvent) : eventFromRecord(message);
 }
 
 /** Builds the batch handler over its dependencies. */

@@ -27,7 +27,7 @@ beforeAll(async () => {
     CORS_ORIGINS: "https://blog.example",
     ACCESS_LOGS: "true",
     TRACING: "true",
-    // The webhook queue, its Pipe and the delivery function.
+    // The webhook queue, the stream's mapping and the delivery function.
     WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
   };
   const [loaded, packaged] = await Promise.all([loadSpec(), packageInto(packageDir, env)]);

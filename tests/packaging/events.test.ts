@@ -1,6 +1,7 @@
 // Packaging tests: the post events in the template (config/events.cjs): the table's stream, the
-// stage's bus and the Pipe that feeds it, the webhook queue and its delivery function with
-// subscribers set, the dead letters and their alarms, least privilege, and no secret anywhere.
+// one event source mapping that hands it to the publishing function, the stage's bus, the webhook
+// queue and its delivery function with subscribers set, the dead letters and their alarms, least
+// privilege, nothing billed while idle, and no secret anywhere.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,11 +59,41 @@ function grants(template: Template, roleId: string) {
   return granted;
 }
 
-/** Whether an EventBridge pattern of `{"prefix": …}` alternatives takes a key `id`. */
+/** Whether a filter pattern (EventBridge's syntax, which Lambda's filters share) takes a key `id`. */
 function filterTakes(pattern: string, id: string) {
   const prefixes = JSON.parse(pattern).dynamodb.Keys.id.N as { prefix: string }[];
   return prefixes.some(({ prefix }) => id.startsWith(prefix));
 }
+
+/** The event source mappings that read `arn` (the stream's or the webhook queue's). */
+const mappingOf = (template: Template, arn: unknown) =>
+  Object.values(template.Resources).filter(
+    (resource) =>
+      resource.Type === "AWS::Lambda::EventSourceMapping" &&
+      JSON.stringify(resource.Properties.EventSourceArn) === JSON.stringify(arn),
+  );
+const STREAM = getAtt("PostsTable", "StreamArn");
+const streamMapping = (template: Template) =>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  mappingOf(template, STREAM)[0]?.Properties as Record<string, any>;
+
+/** What the publishing function's role allows in every stage, resource by resource. */
+const publishGrants = () => ({
+  [JSON.stringify({
+    "Fn::Sub":
+      "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-post-api-test-publishEvents:*",
+  })]: ["logs:CreateLogStream", "logs:PutLogEvents"],
+  // What Lambda's mapping reads the stream with.
+  [JSON.stringify(STREAM)]: [
+    "dynamodb:DescribeStream",
+    "dynamodb:GetRecords",
+    "dynamodb:GetShardIterator",
+    "dynamodb:ListStreams",
+  ],
+  [JSON.stringify(getAtt("EventBus", "Arn"))]: ["events:PutEvents"],
+  // The mapping's on-failure destination is written with the function's role.
+  [JSON.stringify(getAtt("EventsDeadLetterQueue", "Arn"))]: ["sqs:SendMessage"],
+});
 
 describe("in every stage", () => {
   it("the posts table has a stream with the item before and after each change", () => {
@@ -71,31 +102,44 @@ describe("in every stage", () => {
     });
   });
 
-  it("a Pipe reads the stream, keeps posts only, maps them and puts them on the stage's bus", () => {
-    expect(props(plain, "EventBus").Name).toBe("blog-post-api-test-events");
-    const pipe = props(plain, "EventsPipe");
-    expect(pipe.Source).toEqual(getAtt("PostsTable", "StreamArn"));
-    expect(pipe.Enrichment).toEqual(getAtt("PublishEventsLambdaFunction", "Arn"));
-    expect(pipe.Target).toEqual(getAtt("EventBus", "Arn"));
-    // As asyncapi.yaml's eventBus channel says.
-    expect(pipe.TargetParameters.EventBridgeEventBusParameters).toEqual({
-      DetailType: "Blog post changed",
-      Source: "blog-post-api",
+  it("one event source mapping reads the stream into the publishing function, posts only", () => {
+    for (const template of [plain, subscribed]) expect(mappingOf(template, STREAM)).toHaveLength(1);
+    const mapping = streamMapping(plain);
+    expect(mapping).toMatchObject({
+      FunctionName: getAtt("PublishEventsLambdaFunction", "Arn"),
+      StartingPosition: "LATEST",
     });
-    const [filter] = pipe.SourceParameters.FilterCriteria.Filters;
+    // Each shard's batches one at a time (the default), so a post's changes stay in order.
+    expect(mapping.ParallelizationFactor ?? 1).toBe(1);
+    const [filter, ...more] = mapping.FilterCriteria.Filters;
+    expect(more).toEqual([]);
     for (const id of ["1", "9", "42", "9007199254740991"])
       expect(filterTakes(filter.Pattern, id)).toBe(true);
     // The id counter and the change marker's shards.
     for (const id of ["0", "-1", "-8"]) expect(filterTakes(filter.Pattern, id)).toBe(false);
   });
 
-  it("what the Pipe cannot hand on after a day lands in a dead-letter queue an alarm watches", () => {
-    const source = props(plain, "EventsPipe").SourceParameters.DynamoDBStreamParameters;
-    expect(source).toMatchObject({
-      MaximumRecordAgeInSeconds: 86_400,
-      OnPartialBatchItemFailure: "AUTOMATIC_BISECT",
-      DeadLetterConfig: { Arn: getAtt("EventsDeadLetterQueue", "Arn") },
+  it("the function puts on the stage's bus, and queues nothing without subscribers", () => {
+    expect(props(plain, "EventBus").Name).toBe("blog-post-api-test-events");
+    const environment = props(plain, "PublishEventsLambdaFunction").Environment.Variables;
+    expect(environment.EVENT_BUS_NAME).toEqual({ Ref: "EventBus" });
+    expect(environment).not.toHaveProperty("WEBHOOK_QUEUE_URL");
+  });
+
+  it("reports the first record not handed on, retries from it a bounded time, then dead-letters it behind an alarm", () => {
+    const mapping = streamMapping(plain);
+    expect(mapping).toMatchObject({
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: { OnFailure: { Destination: getAtt("EventsDeadLetterQueue", "Arn") } },
     });
+    expect(mapping.MaximumRetryAttempts).toBeGreaterThan(0);
+    expect(mapping.MaximumRetryAttempts).toBeLessThanOrEqual(10_000);
+    // Given up on with most of the stream's 24 hours left to replay it from the dead letter.
+    expect(mapping.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
+    expect(mapping.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(86_400 / 2);
+    // A standard queue: a stream mapping's on-failure destination cannot be FIFO.
+    expect(props(plain, "EventsDeadLetterQueue").FifoQueue).toBeUndefined();
     expect(props(plain, "EventsDeadLetterAlarm")).toMatchObject({
       Namespace: "AWS/SQS",
       MetricName: "ApproximateNumberOfMessagesVisible",
@@ -105,53 +149,60 @@ describe("in every stage", () => {
   });
 
   it("has no webhook queue or delivery function without subscribers", () => {
-    for (const id of ["WebhookQueue", "WebhookPipe", "DeliverWebhooksLambdaFunction"]) {
+    for (const id of ["WebhookQueue", "DeliverWebhooksLambdaFunction"]) {
       expect(plain.Resources[id], id).toBeUndefined();
     }
   });
 
-  it("the Pipe may read the stream, call the mapping and put on the bus, and nothing else", () => {
-    expect(grants(plain, "EventsPipeRole")).toEqual({
-      [JSON.stringify(getAtt("PostsTable", "StreamArn"))]: [
-        "dynamodb:DescribeStream",
-        "dynamodb:GetRecords",
-        "dynamodb:GetShardIterator",
-        "dynamodb:ListStreams",
-      ],
-      [JSON.stringify(getAtt("EventsDeadLetterQueue", "Arn"))]: ["sqs:SendMessage"],
-      [JSON.stringify(getAtt("PublishEventsLambdaFunction", "Arn"))]: ["lambda:InvokeFunction"],
-      [JSON.stringify(getAtt("EventBus", "Arn"))]: ["events:PutEvents"],
-    });
-    const mapping = grants(plain, "PublishEventsRole");
-    expect(Object.values(mapping)).toEqual([["logs:CreateLogStream", "logs:PutLogEvents"]]);
+  it("bills nothing while idle: nothing reads the stream but Lambda's mapping, whose reads are free", () => {
+    for (const template of [plain, subscribed]) {
+      const types = Object.values(template.Resources).map((resource) => resource.Type);
+      // A Pipe's reads of a stream are billed even when nothing changes.
+      expect(types).not.toContain("AWS::Pipes::Pipe");
+      const readers = Object.values(template.Resources).filter((resource) =>
+        JSON.stringify(resource.Properties).includes('"StreamArn"]'),
+      );
+      // The mapping, and the role whose grants let it read.
+      expect(readers.map((resource) => resource.Type).sort()).toEqual([
+        "AWS::IAM::Role",
+        "AWS::Lambda::EventSourceMapping",
+      ]);
+    }
+  });
+
+  it("the function may read the stream, put on the bus and dead-letter, and nothing else", () => {
+    expect(grants(plain, "PublishEventsRole")).toEqual(publishGrants());
   });
 });
 
 describe("with WEBHOOK_SUBSCRIBERS", () => {
-  it("a second Pipe fills a FIFO queue, one message group per post", () => {
+  it("the same function queues each change on a FIFO queue, one message group per post", () => {
     expect(props(subscribed, "WebhookQueue")).toMatchObject({
       FifoQueue: true,
+      ContentBasedDeduplication: false,
       DeduplicationScope: "messageGroup",
       FifoThroughputLimit: "perMessageGroupId",
     });
-    const pipe = props(subscribed, "WebhookPipe");
-    expect(pipe.Source).toEqual(getAtt("PostsTable", "StreamArn"));
-    expect(pipe.Target).toEqual(getAtt("WebhookQueue", "Arn"));
-    expect(pipe.TargetParameters.SqsQueueParameters).toEqual({
-      MessageGroupId: "$.dynamodb.Keys.id.N",
-      MessageDeduplicationId: "$.eventID",
+    const environment = props(subscribed, "PublishEventsLambdaFunction").Environment.Variables;
+    expect(environment).toMatchObject({
+      EVENT_BUS_NAME: { Ref: "EventBus" },
+      WEBHOOK_QUEUE_URL: { Ref: "WebhookQueue" },
     });
-    expect(pipe.SourceParameters.FilterCriteria).toEqual(
-      props(subscribed, "EventsPipe").SourceParameters.FilterCriteria,
-    );
+    // No second reader of the stream: its mapping is the one of every stage.
+    expect(streamMapping(subscribed)).toEqual(streamMapping(plain));
+  });
+
+  it("the function may also send to the webhook queue, and nothing else", () => {
+    expect(grants(subscribed, "PublishEventsRole")).toEqual({
+      ...publishGrants(),
+      [JSON.stringify(getAtt("WebhookQueue", "Arn"))]: ["sqs:SendMessage"],
+    });
   });
 
   it("the delivery function reads it one message at a time, reporting failures per message", () => {
-    const mapping = Object.values(subscribed.Resources).find(
-      (resource) => resource.Type === "AWS::Lambda::EventSourceMapping",
-    );
+    const [mapping, ...more] = mappingOf(subscribed, getAtt("WebhookQueue", "Arn"));
+    expect(more).toEqual([]);
     expect(mapping?.Properties).toMatchObject({
-      EventSourceArn: getAtt("WebhookQueue", "Arn"),
       FunctionName: getAtt("DeliverWebhooksLambdaFunction", "Arn"),
       BatchSize: 1,
       FunctionResponseTypes: ["ReportBatchItemFailures"],
@@ -201,9 +252,6 @@ describe("with WEBHOOK_SUBSCRIBERS", () => {
       "sqs:ReceiveMessage",
     ]);
     expect(Object.keys(granted)).toHaveLength(4); // its log group, the queue, two parameters
-    expect(
-      grants(subscribed, "WebhookPipeRole")[JSON.stringify(getAtt("WebhookQueue", "Arn"))],
-    ).toEqual(["sqs:SendMessage"]);
   });
 
   // Every refusal's wording is unit-tested (tests/unit/events/subscribers-setting.test.ts); here

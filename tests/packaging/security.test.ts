@@ -297,7 +297,7 @@ describe("throttles and cost ceilings", () => {
   const reserved = (template: Template) =>
     Object.fromEntries(
       ofType(template, "AWS::Lambda::Function")
-        // The events' enrichment function reads the stream, not requests: it is not throttled.
+        // The events' publishing function reads the stream, not requests: it is not throttled.
         .filter(([id]) => id !== "PublishEventsLambdaFunction")
         .map(([id, fn]: [string, Resource]) => [id, fn.Properties.ReservedConcurrentExecutions]),
     );

@@ -208,7 +208,7 @@ describe("IAM", () => {
       })
       .flatMap((document) => document.Statement);
   const actionsOf = (statement: Statement) => [statement.Action ?? []].flat();
-  /** The Pipes' reads of the table's stream: tests/packaging/events.test.ts checks them. */
+  /** The stream's reads by its event source mapping: tests/packaging/events.test.ts checks them. */
   const readsStream = (statement: Statement) =>
     JSON.stringify(statement.Resource) ===
     JSON.stringify({ "Fn::GetAtt": ["PostsTable", "StreamArn"] });
@@ -566,7 +566,7 @@ describe("optional alarms and CORS", () => {
 
   it("sets a log retention on every function's log group", () => {
     const groups = Object.values(resources).filter((r) => r.Type === "AWS::Logs::LogGroup");
-    // The five API functions' and the events' enrichment function's.
+    // The five API functions' and the events' publishing function's.
     expect(groups).toHaveLength(6);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });

@@ -8,7 +8,7 @@ import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { readWebhookConfig, streamToEvents, webhookHandler } from "../../../lib/app/webhooks.js";
+import { readWebhookConfig, webhookHandler } from "../../../lib/app/webhooks.js";
 import type { Subscriber } from "../../../lib/events/webhook-sender.js";
 
 const sent: { url: string; secrets: string[]; id: string }[] = [];
@@ -116,16 +116,5 @@ describe("webhookHandler", () => {
       ReceiptHandle: "r1",
       VisibilityTimeout: 5,
     });
-  });
-});
-
-describe("streamToEvents", () => {
-  it("maps each post's record to its event and drops storage items", () => {
-    const counter = {
-      eventName: "MODIFY",
-      dynamodb: { Keys: marshall({ id: 0 }), NewImage: marshall({ id: 0, next: 4 }) },
-    };
-    const events = streamToEvents([change, counter] as never);
-    expect(events.map(({ type, data }) => [type, data.id])).toEqual([["post.updated", 3]]);
   });
 });

@@ -1,9 +1,11 @@
 // Unit: the AWS delivery function's batch logic over fakes of the subscribers, the sender and
 // the queue: a post's later message waits for its earlier one, a failure sets the retry's
-// pause from the schedule, a 410 takes a subscriber off, storage items are skipped.
+// pause from the schedule, a 410 takes a subscriber off, storage items are skipped, and a message
+// holding a stream record is delivered as the event it maps to.
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
+import { eventFromRecord } from "../../../lib/events/post-event.js";
 import { queueDelivery } from "../../../lib/events/queue-delivery.js";
 import { RETRY_DELAYS_MS } from "../../../lib/events/retry-schedule.js";
 import type { DeliveryOutcome } from "../../../lib/events/webhook-sender.js";
@@ -17,22 +19,25 @@ const post = (id: number, version: number) => ({
   version,
 });
 
-/** A queue message holding the stream record of an update of post `id`. */
+/** The stream record of an update of post `id`. */
+const update = (id: number, version: number) => ({
+  eventName: "MODIFY",
+  dynamodb: { Keys: { id: { N: String(id) } }, NewImage: marshall(post(id, version)) },
+});
+
+/** A queue message holding the event of an update of post `id`, as the stream function queues it. */
 function message(id: number, version: number, receiveCount = 1): SQSRecord {
-  const record = {
-    eventName: "MODIFY",
-    dynamodb: { Keys: { id: { N: String(id) } }, NewImage: marshall(post(id, version)) },
-  };
   return {
     messageId: `m-${id}-${version}`,
     receiptHandle: `r-${id}-${version}`,
-    body: JSON.stringify(record),
+    body: JSON.stringify(eventFromRecord(update(id, version))),
     attributes: { MessageGroupId: String(id), ApproximateReceiveCount: String(receiveCount) },
   } as unknown as SQSRecord;
 }
 
 function harness(answer: (url: string, id: string) => DeliveryOutcome["result"]) {
   const sent: string[] = [];
+  const bodies: string[] = [];
   const delays: [string, number][] = [];
   const logged: string[] = [];
   const deliver = queueDelivery({
@@ -40,8 +45,9 @@ function harness(answer: (url: string, id: string) => DeliveryOutcome["result"])
       { url: "https://a.example/", secrets: [] },
       { url: "https://b.example/", secrets: [] },
     ],
-    send: async (subscriber, id) => {
+    send: async (subscriber, id, body) => {
       sent.push(`${subscriber.url} ${id}`);
+      bodies.push(body);
       const result = answer(subscriber.url, id);
       return { result, detail: result };
     },
@@ -50,7 +56,7 @@ function harness(answer: (url: string, id: string) => DeliveryOutcome["result"])
     },
     log: (line) => logged.push(line),
   });
-  return { deliver, sent, delays, logged };
+  return { deliver, sent, bodies, delays, logged };
 }
 
 describe("queueDelivery", () => {
@@ -110,6 +116,16 @@ describe("queueDelivery", () => {
       "https://a.example/ msg_post1v5",
     ]);
     expect(logged).toEqual([expect.stringContaining("410 Gone")]);
+  });
+
+  it("delivers a message holding a stream record (a dead letter may) as the event it maps to", async () => {
+    const { deliver, sent, bodies } = harness(() => "delivered");
+    const record = { ...message(4, 7), body: JSON.stringify(update(4, 7)) };
+    expect(await deliver([message(4, 7)])).toEqual({ batchItemFailures: [] });
+    expect(await deliver([record])).toEqual({ batchItemFailures: [] });
+    expect(sent.slice(2)).toEqual(sent.slice(0, 2));
+    expect(bodies.slice(2)).toEqual(bodies.slice(0, 2));
+    expect(JSON.parse(bodies[0] ?? "")).toEqual(eventFromRecord(update(4, 7)));
   });
 
   it("skips the table's own items", async () => {

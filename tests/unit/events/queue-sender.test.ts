@@ -1,0 +1,125 @@
+// Unit: each change of a post queued for its webhooks with SendMessageBatch: its event as the body
+// (what the delivery function sends), the post's message group, the stream record's id as the
+// deduplication id, no two messages of a post in one request, and a message SQS did not take
+// answered as the first change not queued. SQS is a fake (aws-sdk-client-mock) on the client
+// handed in.
+import { SQSClient, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { eventFromRecord } from "../../../lib/events/post-event.js";
+import { type StreamRecord, sendToQueue } from "../../../lib/events/queue-sender.js";
+
+const client = new SQSClient({ region: "eu-west-1" });
+const sqs = mockClient(client);
+const queue = { client, url: "https://sqs.example/q.fifo" };
+const logged: [string, Record<string, unknown>][] = [];
+const log = (message: string, fields: Record<string, unknown>) => logged.push([message, fields]);
+
+const post = (id: number, version: number) => ({
+  id,
+  title: "t",
+  content: "c",
+  created_at: "2026-03-04T15:06:07.000Z",
+  updated_at: null,
+  version,
+});
+/** The stream's record of an update of post `id` to `version`. */
+const update = (id: number, version: number): StreamRecord => ({
+  eventID: `ev-${id}-${version}`,
+  eventName: "MODIFY",
+  dynamodb: {
+    ApproximateCreationDateTime: 1_795_000_000,
+    SequenceNumber: `${version}00`,
+    Keys: marshall({ id }),
+    NewImage: marshall(post(id, version)),
+    OldImage: marshall(post(id, version - 1)),
+  },
+});
+const changes = (records: StreamRecord[]) =>
+  records.map((record, at) => ({ at, record, event: eventFromRecord(record)! }));
+/** Each request's messages as `<group>:<deduplication id>`. */
+const requests = () =>
+  sqs
+    .commandCalls(SendMessageBatchCommand)
+    .map(({ args }) =>
+      (args[0].input.Entries ?? []).map((e) => `${e.MessageGroupId}:${e.MessageDeduplicationId}`),
+    );
+
+beforeEach(() => {
+  sqs.reset();
+  sqs.on(SendMessageBatchCommand).callsFake(({ Entries = [] }) => ({
+    Successful: Entries.map(({ Id }: { Id: string }) => ({ Id })),
+    Failed: [],
+  }));
+  logged.length = 0;
+});
+
+describe("sendToQueue", () => {
+  it("queues each record in its post's group, named by the record's id", async () => {
+    const records = [update(7, 2), update(8, 5)];
+    expect(await sendToQueue(queue, changes(records), log)).toBeUndefined();
+    const [request] = sqs.commandCalls(SendMessageBatchCommand);
+    expect(request?.args[0].input.QueueUrl).toBe(queue.url);
+    expect(requests()).toEqual([["7:ev-7-2", "8:ev-8-5"]]);
+  });
+
+  it("sends the event itself, as the bus gets it, for the delivery to sign and send", async () => {
+    const record = update(7, 2);
+    await sendToQueue(queue, changes([record]), log);
+    const [entry] = sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries ?? [];
+    expect(JSON.parse(entry?.MessageBody ?? "{}")).toEqual(eventFromRecord(record));
+  });
+
+  it("never puts two changes of one post in a request, and keeps the order", async () => {
+    const records = [update(7, 2), update(8, 5), update(7, 3), update(9, 1)];
+    await sendToQueue(queue, changes(records), log);
+    expect(requests()).toEqual([
+      ["7:ev-7-2", "8:ev-8-5"],
+      ["7:ev-7-3", "9:ev-9-1"],
+    ]);
+  });
+
+  it("sends at most 10 messages and 256 KB a request", async () => {
+    const many = Array.from({ length: 12 }, (_, i) => update(i + 1, 1));
+    await sendToQueue(queue, changes(many), log);
+    expect(requests().map((messages) => messages.length)).toEqual([10, 2]);
+    sqs.resetHistory();
+    // Events of about 150 KB: whole (under 200,000 bytes), two of them over 256 KB.
+    const large = (id: number) => {
+      const record = update(id, 1);
+      record.dynamodb!.NewImage = marshall({ ...post(id, 1), content: "x".repeat(150_000) });
+      return record;
+    };
+    await sendToQueue(queue, changes([large(1), large(2), update(3, 1), large(4)]), log);
+    expect(requests()).toEqual([["1:ev-1-1"], ["2:ev-2-1", "3:ev-3-1"], ["4:ev-4-1"]]);
+    for (const { args } of sqs.commandCalls(SendMessageBatchCommand)) {
+      const bodies = (args[0].input.Entries ?? []).map((e) => Buffer.byteLength(e.MessageBody!));
+      expect(bodies.reduce((sum, bytes) => sum + bytes, 0)).toBeLessThanOrEqual(256 * 1024);
+    }
+  });
+
+  it("answers the first change SQS did not take, and sends nothing after its request", async () => {
+    sqs.on(SendMessageBatchCommand).callsFake(({ Entries = [] }) => ({
+      Successful: Entries.filter((_: unknown, i: number) => i !== 1).map(
+        ({ Id }: { Id: string }) => ({ Id }),
+      ),
+      Failed: [{ Id: Entries[1].Id, Code: "InternalError", SenderFault: false }],
+    }));
+    const records = [update(1, 1), update(2, 1), update(1, 2)];
+    expect(await sendToQueue(queue, changes(records), log)).toBe(1);
+    expect(requests()).toHaveLength(1);
+    expect(logged).toEqual([
+      ["post changes not queued for webhooks", { failed: 1, codes: ["InternalError"] }],
+    ]);
+  });
+
+  it("takes a message the answer names neither way, or a request that failed, as not queued", async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    expect(await sendToQueue(queue, changes([update(1, 1)]), log)).toBe(0);
+    sqs.reset();
+    sqs.on(SendMessageBatchCommand).rejects(new Error("AccessDenied"));
+    expect(await sendToQueue(queue, changes([update(1, 1)]), log)).toBe(0);
+    expect(logged.at(-1)).toEqual(["SendMessageBatch failed", { error: "Error: AccessDenied" }]);
+  });
+});

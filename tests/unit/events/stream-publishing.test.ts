@@ -1,0 +1,151 @@
+// Unit: the stream function's batch logic. Each change of a post in a stream batch becomes its
+// event on the bus (one per stored change, with the post's version, thin past 200,000 bytes) and,
+// with a webhook queue, a message in the post's group; storage items make neither; the first
+// record not handed on, by either, is the batch's one reported failure. EventBridge and SQS are
+// fakes (aws-sdk-client-mock) on the clients handed in.
+import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import { SQSClient, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { PostEvent } from "../../../lib/events/post-event.js";
+import type { StreamRecord } from "../../../lib/events/queue-sender.js";
+import { streamPublishing } from "../../../lib/events/stream-publishing.js";
+
+const eventBridgeClient = new EventBridgeClient({ region: "eu-west-1" });
+const sqsClient = new SQSClient({ region: "eu-west-1" });
+const eventBridge = mockClient(eventBridgeClient);
+const sqs = mockClient(sqsClient);
+const bus = { client: eventBridgeClient, name: "bus" };
+const queue = { client: sqsClient, url: "https://sqs.example/q.fifo" };
+const log = () => undefined;
+const publish = streamPublishing({ bus, queue, log });
+
+const post = (id: number, version: number, content = "c") => ({
+  id,
+  title: "t",
+  content,
+  created_at: "2026-03-04T15:06:07.000Z",
+  updated_at: null,
+  version,
+});
+let sequence = 0;
+/** A stream record of `eventName` on item `id`, with the item after (or, removed, before) it. */
+function record(eventName: "INSERT" | "MODIFY" | "REMOVE", item: { id: number }): StreamRecord {
+  sequence += 1;
+  const image =
+    eventName === "REMOVE" ? { OldImage: marshall(item) } : { NewImage: marshall(item) };
+  return {
+    eventID: `ev${sequence}`,
+    eventName,
+    dynamodb: {
+      ApproximateCreationDateTime: 1_795_000_000,
+      SequenceNumber: String(1000 + sequence),
+      Keys: marshall({ id: item.id }),
+      ...image,
+    },
+  };
+}
+const onBus = (): PostEvent[] =>
+  eventBridge
+    .commandCalls(PutEventsCommand)
+    .flatMap(({ args }) => args[0].input.Entries ?? [])
+    .map((entry) => JSON.parse(entry.Detail ?? "{}"));
+const queued = () =>
+  sqs
+    .commandCalls(SendMessageBatchCommand)
+    .flatMap(({ args }) => args[0].input.Entries ?? [])
+    .map((entry) => `${entry.MessageGroupId}:${entry.MessageDeduplicationId}`);
+const takeAll = <T extends { Id?: string }>({ Entries = [] }: { Entries?: T[] }) => ({
+  Successful: Entries.map(({ Id }) => ({ Id })),
+  Failed: [],
+});
+
+beforeEach(() => {
+  eventBridge.reset();
+  sqs.reset();
+  eventBridge.on(PutEventsCommand).callsFake(({ Entries = [] }) => ({
+    FailedEntryCount: 0,
+    Entries: Entries.map((_: unknown, i: number) => ({ EventId: `e${i}` })),
+  }));
+  sqs.on(SendMessageBatchCommand).callsFake(takeAll);
+});
+
+describe("streamPublishing", () => {
+  it("hands on each post's change, and none for the counter or the change marker", async () => {
+    const records = [
+      record("MODIFY", post(3, 9)),
+      record("MODIFY", { id: 0, last_id: 5 } as never),
+      record("MODIFY", { id: -2, changes: 4 } as never),
+    ];
+    expect(await publish({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(onBus().map(({ type, data }) => [type, data.id])).toEqual([["post.updated", 3]]);
+    expect(queued()).toEqual([`3:${records[0]?.eventID}`]);
+  });
+
+  it("makes one event per stored change, in order, each with the post's version", async () => {
+    const records = [
+      record("INSERT", post(5, 100)),
+      record("MODIFY", post(5, 101)),
+      record("REMOVE", post(5, 101)),
+    ];
+    await publish({ Records: records });
+    expect(onBus().map(({ type, version }) => [type, version])).toEqual([
+      ["post.created", 100],
+      ["post.updated", 101],
+      ["post.deleted", 102],
+    ]);
+    // A post's messages are queued in order, one request after another.
+    expect(queued()).toEqual(records.map(({ eventID }) => `5:${eventID}`));
+  });
+
+  it("puts an event past 200,000 bytes on the bus in its thin form", async () => {
+    const large = post(6, 1, "x".repeat(250_000));
+    await publish({ Records: [record("INSERT", large)] });
+    const [event] = onBus();
+    expect(event?.data).not.toHaveProperty("content");
+    expect(event).toMatchObject({ omitted: ["content"], data: { id: 6, title: "t" } });
+  });
+
+  it("reports the first record the bus refused (FailedEntryCount), and nothing for a done batch", async () => {
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 1,
+      Entries: [{ EventId: "a" }, { ErrorCode: "ThrottlingException" }, { EventId: "c" }],
+    });
+    const records = [1, 2, 3].map((id) => record("INSERT", post(id, 1)));
+    expect(await publish({ Records: records })).toEqual({
+      batchItemFailures: [{ itemIdentifier: records[1]?.dynamodb?.SequenceNumber }],
+    });
+  });
+
+  it("reports the earlier of the bus's and the queue's first refusals", async () => {
+    const records = [1, 2, 3, 4].map((id) => record("INSERT", post(id, 1)));
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 1,
+      Entries: [{ EventId: "a" }, { EventId: "b" }, { ErrorCode: "InternalFailure" }, {}],
+    });
+    sqs.on(SendMessageBatchCommand).callsFake(({ Entries = [] }) => ({
+      Successful: Entries.slice(0, 1).map(({ Id }: { Id: string }) => ({ Id })),
+      Failed: Entries.slice(1).map(({ Id }: { Id: string }) => ({ Id, Code: "InternalError" })),
+    }));
+    expect(await publish({ Records: records })).toEqual({
+      batchItemFailures: [{ itemIdentifier: records[1]?.dynamodb?.SequenceNumber }],
+    });
+  });
+
+  it("queues nothing without a webhook queue", async () => {
+    const busOnly = streamPublishing({ bus, log });
+    expect(await busOnly({ Records: [record("INSERT", post(8, 1))] })).toEqual({
+      batchItemFailures: [],
+    });
+    expect(onBus()).toHaveLength(1);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toEqual([]);
+  });
+
+  it("sends nothing for a batch of storage items only", async () => {
+    const counter = record("MODIFY", { id: 0, last_id: 5 } as never);
+    expect(await publish({ Records: [counter] })).toEqual({ batchItemFailures: [] });
+    expect(eventBridge.commandCalls(PutEventsCommand)).toEqual([]);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toEqual([]);
+  });
+});
