@@ -24,19 +24,15 @@ export const RUNTIME_CLIENT_MISSING =
 export const runtimeClientInstalled = () =>
   existsSync(runtimeClientPath) && existsSync(`${clientDir}/rapid-client.node`);
 
-const onPath = (/** @type {string} */ command) =>
-  spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
-
 /** Installs the client (`npm ci` in its folder, on the runtime's Node) unless it is there. */
 export function installRuntimeClient() {
   if (runtimeClientInstalled()) return runtimeClientPath;
-  const missing = ["cmake", "make", "c++"].filter((command) => !onPath(command));
-  if (process.platform !== "linux" || missing.length > 0) {
-    const lacking = missing.length > 0 ? `; missing: ${missing.join(", ")}` : "";
-    throw new Error(
-      `The Lambda runtime client builds on Linux with cmake and a C++ toolchain ` +
-        `(apt-get install cmake g++ make)${lacking}`,
-    );
+  const onPath = (/** @type {string} */ tool) =>
+    spawnSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" }).status === 0;
+  const missing = ["cmake", "make", "c++"].filter((tool) => !onPath(tool)).join(", ");
+  if (process.platform !== "linux" || missing) {
+    const lacking = missing ? ` (missing: ${missing})` : "";
+    throw new Error(`The Lambda runtime client builds on Linux with cmake, make and c++${lacking}`);
   }
   // Its install scripts are compiled for, and checked against, the Node that runs it.
   const nodeDir = dirname(installRuntimeNode());

@@ -31,6 +31,7 @@ describe("every command's skeleton", () => {
       [
         "bench",
         "build",
+        "cost",
         "deploy",
         "docs",
         "export",
@@ -63,13 +64,26 @@ describe("every command's skeleton", () => {
 });
 
 describe("npm run deploy", () => {
+  const noCredentials = {
+    AWS_ACCESS_KEY_ID: "",
+    AWS_SECRET_ACCESS_KEY: "",
+    AWS_CONFIG_FILE: "/nonexistent/config",
+    AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials",
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
+
+  it("with open writes, refuses in one line naming ALLOW_ANONYMOUS_WRITES, before anything", async () => {
+    const { code, stdout, stderr } = await run("scripts/deploy.mjs", [], noCredentials);
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.trim()).toMatch(/^deploy: refusing to deploy: no authorizer is configured/);
+    expect(stderr).toContain("ALLOW_ANONYMOUS_WRITES=true");
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+
   it("without AWS credentials, says so in one line before building anything", async () => {
     const { code, stdout, stderr } = await run("scripts/deploy.mjs", [], {
-      AWS_ACCESS_KEY_ID: "",
-      AWS_SECRET_ACCESS_KEY: "",
-      AWS_CONFIG_FILE: "/nonexistent/config",
-      AWS_SHARED_CREDENTIALS_FILE: "/nonexistent/credentials",
-      AWS_EC2_METADATA_DISABLED: "true",
+      ...noCredentials,
+      AUTH_USER_POOL: "true",
     });
     // Nothing on standard output: the build, which prints its count there, never ran.
     expect([code, stdout]).toEqual([2, ""]);

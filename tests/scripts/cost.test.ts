@@ -1,0 +1,124 @@
+// `npm run cost` on packaged templates of the settings a stage is deployed with: what each costs
+// idle, its options and errors, and cfn-lint over each template (no error, warnings allowed).
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packageInto, templateEnv } from "../helpers/package.js";
+import { runScript } from "../helpers/run-script.js";
+
+const TEMPLATE = "cloudformation-template-update-stack.json";
+
+/** Each variant: its settings and what it costs a month with no requests. */
+const VARIANTS: [string, Record<string, string>, number][] = [
+  ["the user pool", { AUTH_USER_POOL: "true" }, 0],
+  [
+    "the pool, alarms and webhooks",
+    {
+      AUTH_USER_POOL: "true",
+      ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:ops",
+      WEBHOOK_SUBSCRIBERS: "site=https://example.com/hook",
+    },
+    0,
+  ],
+  // The machine client's $6.
+  ["the pool and a machine client", { AUTH_USER_POOL: "true", AUTH_MACHINE_CLIENT: "true" }, 6],
+  // The web ACL's $5 and its one rule's $1.
+  ["the pool and the WAF limit", { AUTH_USER_POOL: "true", WAF_RATE_LIMIT: "500" }, 6],
+];
+
+const folders: string[] = [];
+/** Each variant's packaged template file, by name. */
+const templates: Record<string, string> = {};
+
+beforeAll(async () => {
+  await Promise.all(
+    VARIANTS.map(async ([name, settings]) => {
+      const dir = await mkdtemp(join(tmpdir(), "blog-post-cost-"));
+      folders.push(dir);
+      await packageInto(dir, templateEnv(settings));
+      templates[name] = join(dir, TEMPLATE);
+    }),
+  );
+});
+afterAll(async () => {
+  for (const dir of folders) await rm(dir, { recursive: true, force: true });
+});
+
+const cost = (args: string[]) => runScript("scripts/cost.mjs", args, process.env);
+
+describe("npm run cost", () => {
+  it("answers --help with its usage", async () => {
+    const { code, stdout, stderr } = await cost(["--help"]);
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(stdout).toMatch(/^Usage: npm run cost /);
+  });
+
+  it("refuses an unknown flag in one line, exit code 2", async () => {
+    const { code, stdout, stderr } = await cost(["--bogus"]);
+    expect([code, stdout]).toEqual([2, ""]);
+    expect(stderr.trim().split("\n")).toEqual([expect.stringMatching(/^cost: .*'--bogus'/)]);
+  });
+
+  it("refuses a file that is no template in one line, exit code 2", async () => {
+    const { code, stderr } = await cost(["--template", "package.json"]);
+    expect([code, stderr]).toEqual([2, "cost: package.json has no Resources\n"]);
+  });
+
+  it.each(VARIANTS)(
+    "with %s, costs $%d a month idle, every resource priced",
+    async (name, _, usd) => {
+      const { code, stdout, stderr } = await cost(["--json", "--template", templates[name] ?? ""]);
+      expect([code, stderr]).toEqual([0, ""]);
+      const priced = JSON.parse(stdout);
+      expect(Object.keys(priced)).toEqual(["idle", "perMillion", "unknown"]);
+      expect(priced.unknown).toEqual([]);
+      expect(priced.idle.totalUsd).toBe(usd);
+      expect(priced.perMillion.totalUsd).toBeGreaterThan(3.5);
+    },
+  );
+
+  it("prints a table: the idle total, the requests' total, and what they assume", async () => {
+    const { code, stdout } = await cost(["--template", templates["the user pool"] ?? ""]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\$0\.00 {2}idle total/);
+    expect(stdout).toMatch(/\$\d+\.\d\d +\$\d+\.\d\d {2}total/);
+    expect(stdout).toContain("Storage");
+  });
+});
+
+/** Whether cfn-lint answers on PATH. */
+const cfnLintFound = await promisify(execFile)("cfn-lint", ["--version"]).then(
+  () => true,
+  () => false,
+);
+// Without cfn-lint the checks say so in one line and are skipped; in CI, where it is installed, a
+// missing one fails them instead.
+const skipLint = !cfnLintFound && !process.env.CI;
+if (skipLint) console.log("cost.test: cfn-lint is not on PATH (pip install cfn-lint): skipped");
+
+describe.skipIf(skipLint)("cfn-lint", () => {
+  it.each(VARIANTS)(
+    "finds no error in the template with %s",
+    async (name) => {
+      const { code, stdout } = await promisify(execFile)("cfn-lint", [templates[name] ?? ""]).then(
+        (done) => ({ ...done, code: 0 }),
+        (failed: { code?: number; stdout?: string }) => ({
+          code: failed.code,
+          stdout: failed.stdout,
+        }),
+      );
+      const errors = String(stdout)
+        .split("\n")
+        .filter((line) => /^E\d{4}/.test(line));
+      // cfn-lint's exit code adds 2 for errors and 4 for warnings; 1 is its own failure.
+      expect({ errors, failed: typeof code !== "number" || (code & 3) !== 0 }).toEqual({
+        errors: [],
+        failed: false,
+      });
+    },
+    60_000,
+  );
+});
