@@ -7,19 +7,22 @@ import type { PreTokenGenerationV2TriggerEvent } from "aws-lambda";
 /** Each group's scopes, e.g. `{ writers: ["blog/write", "blog/read"] }` (config/auth.cjs). */
 export type GroupScopes = Record<string, string[]>;
 
-/** The scopes the groups of a user hold together, each once, in a stable order. */
-export function scopesOfGroups(groups: readonly string[], groupScopes: GroupScopes): string[] {
-  const held = groups.flatMap((group) =>
-    Object.hasOwn(groupScopes, group) ? (groupScopes[group] ?? []) : [],
-  );
-  return [...new Set(held)].sort();
+/** The scopes the groups of a user (none when Cognito names no group) hold together, each once. */
+export function scopesOfGroups(
+  groups: readonly string[] | undefined,
+  groupScopes: GroupScopes,
+): string[] {
+  const held = Object.entries(groupScopes).filter(([group]) => groups?.includes(group));
+  return [...new Set(held.flatMap(([, scopes]) => scopes))].sort();
 }
 
 /** The trigger: adds the user's groups' scopes to the access token, and nothing else. */
 export function grantScopes(groupScopes: GroupScopes) {
   return async (event: PreTokenGenerationV2TriggerEvent) => {
-    const groups = event.request.groupConfiguration.groupsToOverride ?? [];
-    const scopesToAdd = scopesOfGroups(groups, groupScopes);
+    const scopesToAdd = scopesOfGroups(
+      event.request.groupConfiguration.groupsToOverride,
+      groupScopes,
+    );
     event.response = {
       claimsAndScopeOverrideDetails: { accessTokenGeneration: { scopesToAdd } },
     };

@@ -1,8 +1,10 @@
 // Unit: the token authorizer's and the scope trigger's settings, read once from their
 // environment, failing in one line.
 import { describe, expect, it } from "vitest";
+import type { PreTokenGenerationV2TriggerEvent } from "aws-lambda";
 import {
   buildAuthorizer,
+  buildScopeGrant,
   readAuthorizerSettings,
   readGroupScopes,
 } from "../../../lib/app/authorizer.js";
@@ -64,12 +66,38 @@ describe("readGroupScopes", () => {
     });
   });
 
-  it.each([undefined, "", "nope", "[]", "null", '{"writers":"blog/write"}', '{"writers":[1]}'])(
-    "refuses GROUP_SCOPES=%j",
-    (GROUP_SCOPES) => {
-      expect(() => readGroupScopes({ GROUP_SCOPES })).toThrow(
-        "GROUP_SCOPES must map groups to lists of scopes",
-      );
-    },
-  );
+  it.each([
+    "",
+    "nope",
+    "[]",
+    "null",
+    '{"writers":"blog/write"}',
+    '{"writers":[1]}',
+    '{"writers":["blog/write", 1]}',
+    '{"writers":["blog/write"],"readers":"blog/read"}',
+  ])("refuses GROUP_SCOPES=%j, naming it", (GROUP_SCOPES) => {
+    expect(() => readGroupScopes({ GROUP_SCOPES })).toThrow(
+      `GROUP_SCOPES must map groups to lists of scopes, not ${GROUP_SCOPES}`,
+    );
+  });
+
+  it("refuses an unset GROUP_SCOPES, so the trigger never starts without its groups", () => {
+    expect(() => readGroupScopes({})).toThrow(
+      /^GROUP_SCOPES must map groups to lists of scopes, not $/,
+    );
+  });
+});
+
+describe("buildScopeGrant", () => {
+  it("builds the trigger its environment's groups configure", async () => {
+    const grant = buildScopeGrant({ GROUP_SCOPES: '{"writers":["blog/write"]}' });
+    const event = {
+      request: { userAttributes: {}, groupConfiguration: { groupsToOverride: ["writers"] } },
+      response: { claimsAndScopeOverrideDetails: {} },
+    } as unknown as PreTokenGenerationV2TriggerEvent;
+    const answered = await grant(event);
+    expect(answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration).toEqual({
+      scopesToAdd: ["blog/write"],
+    });
+  });
 });

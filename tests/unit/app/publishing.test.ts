@@ -6,7 +6,7 @@ import { SQSClient, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBStreamEvent } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { publishHandler, readPublishConfig } from "../../../lib/app/publishing.js";
 
 const eventBridge = mockClient(EventBridgeClient);
@@ -70,5 +70,41 @@ describe("publishHandler", () => {
       QueueUrl: "q",
       Entries: [{ MessageGroupId: "3", MessageDeduplicationId: "ev1" }],
     });
+  });
+
+  it("logs a change it could not hand on as an error line, and reports it for a retry", async () => {
+    eventBridge.on(PutEventsCommand).rejects(new Error("bus down"));
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      const handler = publishHandler({ busName: "b", queueUrl: undefined, region: "eu-west-1" });
+      expect(await handler(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: "100" }] });
+    } finally {
+      write.mockRestore();
+    }
+    const logged = lines.map((line) => JSON.parse(line) as { level: string });
+    expect(logged.length).toBeGreaterThan(0);
+    for (const line of logged) expect(line.level).toBe("ERROR");
+  });
+
+  it("gives each SDK client attempts and timeouts short of the function's 30 s", async () => {
+    const handler = publishHandler({ busName: "b", queueUrl: "q", region: "eu-west-1" });
+    await handler(batch);
+    for (const client of [eventBridge, sqs]) {
+      const config = (client.send.thisValues[0] as { config: Record<string, unknown> }).config;
+      expect(await (config.region as () => Promise<string>)()).toBe("eu-west-1");
+      expect(await (config.maxAttempts as () => Promise<number>)()).toBe(3);
+      const handlerConfig = await (
+        config.requestHandler as { configProvider: Promise<Record<string, unknown>> }
+      ).configProvider;
+      expect(handlerConfig).toMatchObject({
+        connectionTimeout: 1_000,
+        requestTimeout: 5_000,
+        throwOnRequestTimeout: true,
+      });
+    }
   });
 });
