@@ -4,32 +4,19 @@
 // per post) that the delivery function reads. Each path has a dead-letter queue and an alarm on
 // it. No secret is in the template: each subscriber's lives in SSM Parameter Store under
 // /<service>/<stage>/webhooks/<name>.
-const { BlockList, isIP } = require("node:net");
+const { isIP } = require("node:net");
+// The delivery function's own address check, so both refuse the same addresses.
+const { isAllowedAddress } = require("../lib/events/address.ts");
 const { SERVICE } = require("./names.cjs");
 
 /** Tries before a delivery is dead-lettered: lib/events/retry-schedule.ts's DELIVERY_ATTEMPTS. */
 const DELIVERY_ATTEMPTS = 8;
 
-const privateNetworks = new BlockList();
-for (const [network, prefix, family] of [
-  ["0.0.0.0", 8, "ipv4"],
-  ["10.0.0.0", 8, "ipv4"],
-  ["100.64.0.0", 10, "ipv4"],
-  ["127.0.0.0", 8, "ipv4"],
-  ["169.254.0.0", 16, "ipv4"],
-  ["172.16.0.0", 12, "ipv4"],
-  ["192.168.0.0", 16, "ipv4"],
-  ["::", 127, "ipv6"],
-  ["fc00::", 7, "ipv6"],
-  ["fe80::", 10, "ipv6"],
-]) {
-  privateNetworks.addSubnet(network, prefix, family);
-}
-
 /**
  * WEBHOOK_SUBSCRIBERS: `name=https://url` pairs, comma-separated. Refused here, before anything
- * is packaged: a URL that is not https, carries credentials, or names localhost, a private, a
- * loopback or a link-local address (the delivery function checks resolved addresses again).
+ * is packaged: a URL that is not https, carries credentials, or names localhost or an address
+ * that is not public (lib/events/address.ts; the delivery function checks resolved addresses
+ * with it again).
  */
 function readSubscribers(env = process.env) {
   const raw = (env.WEBHOOK_SUBSCRIBERS ?? "").trim();
@@ -49,7 +36,6 @@ function readSubscribers(env = process.env) {
       throw new Error(`WEBHOOK_SUBSCRIBERS: ${url} is not a URL`);
     }
     const host = parsed.hostname.replace(/^\[|\]$/g, "");
-    const family = isIP(host);
     const refusal =
       parsed.protocol !== "https:"
         ? "is not https"
@@ -57,7 +43,7 @@ function readSubscribers(env = process.env) {
           ? "carries credentials"
           : host === "localhost" ||
               host.endsWith(".localhost") ||
-              (family !== 0 && privateNetworks.check(host, family === 6 ? "ipv6" : "ipv4"))
+              (isIP(host) !== 0 && !isAllowedAddress(host))
             ? "names a private or loopback address"
             : undefined;
     if (refusal) throw new Error(`WEBHOOK_SUBSCRIBERS: ${url} ${refusal}`);

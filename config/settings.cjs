@@ -9,6 +9,7 @@ const { readAuth } = require("./auth.cjs");
 const { readAlarmSettings } = require("./alarms.cjs");
 const { readOrigins } = require("./cors.cjs");
 const { readStageSettings } = require("./rest-stage.cjs");
+const { readSubscribers } = require("./events.cjs");
 
 /** The retention periods CloudWatch Logs accepts, in days. */
 const RETENTION_DAYS = [
@@ -106,6 +107,7 @@ const CHECKS = [
   (env) => positiveInteger("TABLE_MAX_WRITE_UNITS", env),
   readReservedConcurrency,
   readAlarmSettings,
+  readSubscribers,
   localWebhook,
 ];
 

@@ -51,6 +51,17 @@ describe("checkSettings", () => {
   });
 });
 
+describe("WEBHOOK_SUBSCRIBERS", () => {
+  it("is checked with the other settings, once, refusing what the delivery would refuse", () => {
+    expect(() => checkSettings({ WEBHOOK_SUBSCRIBERS: "a=https://198.18.0.1/" })).toThrow(
+      new SettingError(
+        "WEBHOOK_SUBSCRIBERS: https://198.18.0.1/ names a private or loopback address",
+      ),
+    );
+    expect(() => checkSettings({ WEBHOOK_SUBSCRIBERS: "a=https://8.8.8.8/hook" })).not.toThrow();
+  });
+});
+
 describe("npm start's webhook settings", () => {
   const secret = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
   it.each([
