@@ -1,5 +1,5 @@
 // Build: one minified ES module bundle per handler, AWS SDK included, in dist/<handler>/index.mjs.
-import { readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -97,16 +97,37 @@ export const bundleBytes = (/** @type {esbuild.Metafile} */ metafile) =>
 export const bundleCap = (/** @type {string} */ name) =>
   BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES;
 
+/** The lockfile's packages, by their folder: a `dev` one is installed for devDependencies only. */
+const locked = /** @type {Record<string, { dev?: boolean }>} */ (
+  JSON.parse(readFileSync(`${root}/package-lock.json`, "utf8")).packages
+);
+
 /**
  * What is wrong with one bundle, from its metafile: an input the plugin should have left out (an
- * SDK upgrade moving the paths it matches would bring them back quietly), or a size over the cap.
+ * SDK upgrade moving the paths it matches would bring them back quietly), a package only a
+ * devDependency brings (what ships belongs in dependencies), two copies of the SDK's core (skewed
+ * SDK versions in the lockfile), or a size over the cap.
  * @param {string} name @param {esbuild.Metafile} metafile
  */
-export function bundleProblems(name, metafile) {
+export function bundleProblems(name, metafile, packages = locked) {
   const inputs = Object.keys(metafile.inputs);
   const kept = LEFT_OUT.flatMap((pattern) => inputs.filter((input) => pattern.test(input)));
   const [bytes, max] = [bundleBytes(metafile), bundleCap(name)];
   const problems = kept.map((input) => `${name}: bundles ${input}, which Lambda never runs`);
+  // What the bundle holds: its output's inputs that kept bytes, not every file esbuild looked at.
+  const held = Object.values(metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs).flatMap(([input, { bytesInOutput }]) =>
+      bytesInOutput ? [input] : [],
+    ),
+  );
+  const folders = held.map((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1]);
+  for (const folder of new Set(folders)) {
+    if (folder && packages[folder]?.dev) {
+      problems.push(`${name}: bundles ${folder.replace(/^.*node_modules\//, "")}, a devDependency`);
+    }
+  }
+  const cores = new Set(folders.filter((folder) => folder?.endsWith("node_modules/@aws-sdk/core")));
+  if (cores.size > 1) problems.push(`${name}: bundles two @aws-sdk/core: ${[...cores].join(", ")}`);
   if (bytes > max) problems.push(`${name}: ${bytes} bytes, over ${max}`);
   return problems;
 }

@@ -4,12 +4,13 @@ import type { Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { BUNDLE_MAX_BYTES, BUNDLE_MAX_BYTES_OF, bundleProblems } from "../../../scripts/build.mjs";
 
-/** A metafile with these inputs and one output of `bytes`. */
+/** A metafile with these inputs, each keeping a byte in its one output of `bytes`. */
 function metafile(inputs: string[], bytes: number): Metafile {
   const input = { bytes: 1, imports: [] };
+  const kept = Object.fromEntries(inputs.map((path) => [path, { bytesInOutput: 1 }]));
   return {
     inputs: Object.fromEntries(inputs.map((path) => [path, input])),
-    outputs: { "index.mjs": { bytes, inputs: {}, imports: [], exports: [] } },
+    outputs: { "index.mjs": { bytes, inputs: kept, imports: [], exports: [] } },
   };
 }
 
@@ -46,5 +47,30 @@ describe("bundleProblems", () => {
     expect(max).toBeGreaterThan(BUNDLE_MAX_BYTES);
     expect(bundleProblems("deliver-webhooks", metafile(kept, max))).toEqual([]);
     expect(bundleProblems("deliver-webhooks", metafile(kept, max + 1))).toHaveLength(1);
+  });
+
+  it("names a package only a devDependency brings: what a function ships is a dependency", () => {
+    const packages = {
+      "node_modules/jose": { dev: true },
+      "node_modules/@aws-sdk/lib-dynamodb": {},
+    };
+    const input = "node_modules/jose/dist/webapi/jwt/verify.js";
+    expect(bundleProblems("authorize-writes", metafile([...kept, input], 1000), packages)).toEqual([
+      "authorize-writes: bundles jose, a devDependency",
+    ]);
+    expect(bundleProblems("authorize-writes", metafile(kept, 1000), packages)).toEqual([]);
+    // A file esbuild read but shook out entirely is not shipped.
+    const shaken = metafile([...kept, input], 1000);
+    shaken.outputs["index.mjs"]!.inputs[input] = { bytesInOutput: 0 };
+    expect(bundleProblems("grant-scopes", shaken, packages)).toEqual([]);
+  });
+
+  it("names two copies of the SDK's core in one bundle", () => {
+    const nested = "node_modules/@aws-sdk/client-sqs/node_modules/@aws-sdk/core/dist-es/index.js";
+    const inputs = [...kept, "node_modules/@aws-sdk/core/dist-es/index.js", nested];
+    expect(bundleProblems("deliver-webhooks", metafile(inputs, 1000), {})).toEqual([
+      "deliver-webhooks: bundles two @aws-sdk/core: node_modules/@aws-sdk/core, " +
+        "node_modules/@aws-sdk/client-sqs/node_modules/@aws-sdk/core",
+    ]);
   });
 });
