@@ -97,9 +97,11 @@ export interface components {
          *     ISO 8601 date-time `YYYY-MM-DDTHH:MM`, with optional `:SS` and 1 to 9 digits of a
          *     fraction, then `Z` or an offset `+HH:MM` / `-HH:MM` (upper-case `T` and `Z`).
          *     Three rules the patterns do not say: 29 February only in a leap year; the instant, in
-         *     UTC, within the years 0001 to 9998 (the service format's pattern holds that for a
-         *     server in UTC; in another zone the range's first or last hours move); and a local time
-         *     that daylight saving skips in the server's zone is refused.
+         *     UTC, within the years 0001 to 9998 (the patterns hold the years to that range, but for
+         *     the two ISO edges an offset can bring inside it, 0000-12-31 with a negative offset and
+         *     9999-01-01 with a positive one; the service format's pattern holds it for a server in
+         *     UTC, and in another zone the range's first or last hours move); and a local time that
+         *     daylight saving skips in the server's zone is refused.
          */
         ClientTimestamp: null | string;
         /**
