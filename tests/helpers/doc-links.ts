@@ -60,3 +60,22 @@ export function brokenLinks(root: string, file: string, markdown: string): strin
   }
   return broken;
 }
+
+/**
+ * The paths a Markdown text names in inline code (`lib/http/errors.ts`, `tests/unit/`) under one
+ * of `folders`, the repository's top-level folders: what a reader would open. Placeholders
+ * (`<stage>`) and globs are not paths.
+ */
+export function namedPaths(markdown: string, folders: readonly string[]): string[] {
+  const named = [...markdown.matchAll(/`([\w.-]+(?:\/[\w.-]+)+)\/?`/g)].map((m) => m[1] as string);
+  return named.filter((path) => folders.includes(path.split("/")[0] ?? ""));
+}
+
+/** The paths of `named` that are neither tracked (`tracked`: files, and folders holding one) nor ignored outputs. */
+export function missingPaths(
+  named: string[],
+  tracked: ReadonlySet<string>,
+  ignored: (path: string) => boolean,
+): string[] {
+  return [...new Set(named)].filter((path) => !tracked.has(path) && !ignored(path));
+}

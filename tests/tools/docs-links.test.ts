@@ -1,9 +1,17 @@
 // Unit: every relative link in the README and docs/ leads to a file that exists, and every
-// anchor to a heading of its page; and the checker itself fails on a broken link.
+// anchor to a heading of its page; every path they name in code is in the repository (or is an
+// output git ignores); and each checker itself fails on a broken one.
+import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { anchorsOf, brokenLinks, relativeLinks } from "../helpers/doc-links.js";
+import {
+  anchorsOf,
+  brokenLinks,
+  missingPaths,
+  namedPaths,
+  relativeLinks,
+} from "../helpers/doc-links.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const pages = [
@@ -21,6 +29,34 @@ describe("the docs' links", () => {
   it.each(pages)("%s: every relative link resolves", (page) => {
     const markdown = readFileSync(`${root}${page}`, "utf8");
     expect(brokenLinks(root, page, markdown)).toEqual([]);
+  });
+});
+
+/** Every tracked file, and every folder holding one. */
+const tracked = new Set(
+  execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean)
+    .flatMap((file) => file.split("/").map((_, i, parts) => parts.slice(0, i + 1).join("/"))),
+);
+const folders = [...tracked].filter((path) => !path.includes("/") && !path.includes("."));
+folders.push(".ci");
+const ignoredByGit = (path: string) =>
+  spawnSync("git", ["check-ignore", "-q", path], { cwd: root }).status === 0;
+
+describe("the paths the docs name", () => {
+  // docs/history.md tells of files as they were, some since removed.
+  it.each(pages.filter((page) => page !== "docs/history.md"))("%s: each exists", (page) => {
+    const named = namedPaths(readFileSync(`${root}${page}`, "utf8"), folders);
+    expect(missingPaths(named, tracked, ignoredByGit)).toEqual([]);
+  });
+
+  it("the check names a path that is gone, and passes one that is there or ignored", () => {
+    const text =
+      "See `lib/http/errors.ts`, `bench/results.json`, `lib/http/gone.ts` and `<stage>/x`.";
+    const named = namedPaths(text, folders);
+    expect(named).toEqual(["lib/http/errors.ts", "bench/results.json", "lib/http/gone.ts"]);
+    expect(missingPaths(named, tracked, ignoredByGit)).toEqual(["lib/http/gone.ts"]);
   });
 });
 
