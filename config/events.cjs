@@ -44,7 +44,7 @@ function readSubscribers(env = process.env) {
           : host === "localhost" ||
               host.endsWith(".localhost") ||
               (isIP(host) !== 0 && !isAllowedAddress(host))
-            ? "names a private or loopback address"
+            ? "names an address that is not public"
             : undefined;
     if (refusal) throw new Error(`WEBHOOK_SUBSCRIBERS: ${url} ${refusal}`);
     return { name, url };

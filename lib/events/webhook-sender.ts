@@ -41,7 +41,7 @@ export function refusedUrl(raw: string, local = false): string | undefined {
   if (url.protocol !== "https:" && !(local && url.protocol === "http:")) return "is not https";
   if (url.username || url.password) return "carries credentials";
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) && !isAllowedAddress(host, local)) return "names a private or loopback address";
+  if (isIP(host) && !isAllowedAddress(host, local)) return "names an address that is not public";
   return undefined;
 }
 

@@ -258,7 +258,7 @@ describe("with WEBHOOK_SUBSCRIBERS", () => {
   // one of each kind shows the template refuses before any command runs. `print` loads the
   // template as `package` does, without packaging.
   it.each([
-    ["site=https://localhost/", "names a private or loopback address"],
+    ["site=https://localhost/", "names an address that is not public"],
     ["https://hooks.example.com/", "name=https://url pairs"],
   ])("refuses %s before any command runs", async (setting, refusal) => {
     await expect(

@@ -55,7 +55,7 @@ describe("WEBHOOK_SUBSCRIBERS", () => {
   it("is checked with the other settings, once, refusing what the delivery would refuse", () => {
     expect(() => checkSettings({ WEBHOOK_SUBSCRIBERS: "a=https://198.18.0.1/" })).toThrow(
       new SettingError(
-        "WEBHOOK_SUBSCRIBERS: https://198.18.0.1/ names a private or loopback address",
+        "WEBHOOK_SUBSCRIBERS: https://198.18.0.1/ names an address that is not public",
       ),
     );
     expect(() => checkSettings({ WEBHOOK_SUBSCRIBERS: "a=https://8.8.8.8/hook" })).not.toThrow();

@@ -69,7 +69,7 @@ describe("readWebhookConfig", () => {
   it("refuses a subscriber that is not public https, and a missing queue", () => {
     const local = JSON.stringify([{ url: "https://127.0.0.1/", secretParameter: "p" }]);
     expect(() => readWebhookConfig({ WEBHOOK_SUBSCRIBERS: local, WEBHOOK_QUEUE_URL: "q" })).toThrow(
-      "WEBHOOK_SUBSCRIBERS: https://127.0.0.1/ names a private or loopback address",
+      "WEBHOOK_SUBSCRIBERS: https://127.0.0.1/ names an address that is not public",
     );
     expect(() => readWebhookConfig({ WEBHOOK_SUBSCRIBERS: subscribers })).toThrow(
       "WEBHOOK_QUEUE_URL is not set",

@@ -81,7 +81,7 @@ function takenAtPackaging(address: string): boolean {
     readSubscribers({ WEBHOOK_SUBSCRIBERS: `site=https://${host}/hook` });
     return true;
   } catch (error) {
-    if (String(error).includes("names a private or loopback address")) return false;
+    if (String(error).includes("names an address that is not public")) return false;
     throw error;
   }
 }

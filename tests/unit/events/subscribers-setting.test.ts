@@ -23,11 +23,11 @@ describe("WEBHOOK_SUBSCRIBERS", () => {
   it.each([
     ["site=http://a.example/", "is not https"],
     ["site=https://u:p@a.example/", "carries credentials"],
-    ["site=https://localhost:8443/", "private or loopback"],
-    ["site=https://hooks.localhost/", "private or loopback"],
+    ["site=https://localhost:8443/", "an address that is not public"],
+    ["site=https://hooks.localhost/", "an address that is not public"],
     // Which addresses are refused: tests/unit/events/address.test.ts walks them all through here.
-    ["site=https://127.0.0.1:9001/", "private or loopback"],
-    ["site=https://[::1]/", "private or loopback"],
+    ["site=https://127.0.0.1:9001/", "an address that is not public"],
+    ["site=https://[::1]/", "an address that is not public"],
     ["site=not a url", "name=https://url pairs"],
     ["a b=https://a.example/", "name=https://url pairs"],
   ])("refuses %s", (setting, reason) => {

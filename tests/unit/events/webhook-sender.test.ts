@@ -103,11 +103,11 @@ describe("refusedUrl", () => {
     ["http://hooks.example.com/", "is not https"],
     [
       "https://127.0.0.1:9001/2018-06-01/runtime/invocation/next",
-      "names a private or loopback address",
+      "names an address that is not public",
     ],
-    ["https://169.254.169.254/latest/meta-data/", "names a private or loopback address"],
-    ["https://[::1]/", "names a private or loopback address"],
-    ["https://10.1.2.3/", "names a private or loopback address"],
+    ["https://169.254.169.254/latest/meta-data/", "names an address that is not public"],
+    ["https://[::1]/", "names an address that is not public"],
+    ["https://10.1.2.3/", "names an address that is not public"],
     ["https://user:pass@hooks.example.com/", "carries credentials"],
     ["hooks.example.com", "is not a URL"],
     ["https://hooks.example.com/blog", undefined],
@@ -118,7 +118,7 @@ describe("refusedUrl", () => {
 
   it("takes http and loopback for npm start", () => {
     expect(refusedUrl("http://127.0.0.1:4000/", true)).toBeUndefined();
-    expect(refusedUrl("http://10.0.0.1:4000/", true)).toBe("names a private or loopback address");
+    expect(refusedUrl("http://10.0.0.1:4000/", true)).toBe("names an address that is not public");
   });
 });
 
