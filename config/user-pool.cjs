@@ -7,7 +7,7 @@
 // Read by serverless.yml as one more fragment of `resources`; config/auth.cjs points the Cognito
 // authorizer at the pool.
 const { POOL_GROUP_SCOPES, POOL_SCOPE, POOL_READ_SCOPE, POOL_WRITE_SCOPE } = require("./auth.cjs");
-const { readAuth } = require("./auth.cjs");
+const { WRITER_GROUP, readAuth } = require("./auth.cjs");
 const { SERVICE } = require("./names.cjs");
 
 /**
@@ -121,7 +121,7 @@ function userPoolResources(stage, env = process.env) {
           ],
         },
       },
-      UserPoolWritersGroup: group("writers", owned),
+      UserPoolWritersGroup: group(WRITER_GROUP, owned),
       UserPoolReadersGroup: group("readers", owned),
       UserPoolSignInClient: {
         Type: "AWS::Cognito::UserPoolClient",
@@ -152,7 +152,7 @@ function userPoolResources(stage, env = process.env) {
         Description: "The client npm run token signs the deploy user in through",
         Value: { Ref: "UserPoolSignInClient" },
       },
-      WriterGroup: { Description: "The group whose members may write", Value: "writers" },
+      WriterGroup: { Description: "The group whose members may write", Value: WRITER_GROUP },
       WriteScope: { Description: "The scope writes require", Value: POOL_WRITE_SCOPE },
       ...machine?.outputs,
     },

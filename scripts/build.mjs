@@ -97,19 +97,20 @@ export const bundleBytes = (/** @type {esbuild.Metafile} */ metafile) =>
 export const bundleCap = (/** @type {string} */ name) =>
   BUNDLE_MAX_BYTES_OF[name] ?? BUNDLE_MAX_BYTES;
 
-/** The lockfile's packages, by their folder: a `dev` one is installed for devDependencies only. */
-const locked = /** @type {Record<string, { dev?: boolean }>} */ (
-  JSON.parse(readFileSync(`${root}/package-lock.json`, "utf8")).packages
-);
+/** @type {Record<string, { dev?: boolean }> | undefined} */
+let lockedPackages;
+/** The lockfile's packages, by their folder (read once, when a build first checks a bundle). */
+const locked = () =>
+  (lockedPackages ??= JSON.parse(readFileSync(`${root}/package-lock.json`, "utf8")).packages);
 
 /**
  * What is wrong with one bundle, from its metafile: an input the plugin should have left out (an
  * SDK upgrade moving the paths it matches would bring them back quietly), a package only a
- * devDependency brings (what ships belongs in dependencies), two copies of the SDK's core (skewed
+ * devDependency brings (the lockfile marks it `dev`: what ships belongs in dependencies), two copies of the SDK's core (skewed
  * SDK versions in the lockfile), or a size over the cap.
  * @param {string} name @param {esbuild.Metafile} metafile
  */
-export function bundleProblems(name, metafile, packages = locked) {
+export function bundleProblems(name, metafile, packages = locked()) {
   const inputs = Object.keys(metafile.inputs);
   const kept = LEFT_OUT.flatMap((pattern) => inputs.filter((input) => pattern.test(input)));
   const [bytes, max] = [bundleBytes(metafile), bundleCap(name)];

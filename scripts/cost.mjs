@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { StopError, runWithFlags } from "./lib/cli.mjs";
-import { stageCost, sum } from "./lib/cost.mjs";
+import { WORKLOAD, stageCost, sum } from "./lib/cost.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
@@ -70,11 +70,10 @@ const usd = (/** @type {number} */ n) => `$${n.toFixed(2)}`.padStart(8);
 
 /**
  * The figures as a table, with what they assume.
- * @param {Awaited<ReturnType<typeof stageCost>>["cost"]} cost
- * @param {Awaited<ReturnType<typeof stageCost>>["workload"]} workload @param {any} prices
+ * @param {Awaited<ReturnType<typeof stageCost>>["cost"]} cost @param {any} prices
  */
-function table({ idle, perMillion, unknown }, workload, prices, stage = "") {
-  const { mix, posts, postBytes, listBytes: bytes } = workload;
+function table({ idle, perMillion, unknown }, prices, stage = "") {
+  const { mix, posts, postBytes, listBytes: bytes } = WORKLOAD;
   const shown = idle.lines.filter((line) => line.note !== prices.perUseOnly[line.type ?? ""]);
   const [n, pc] = [(x = 0) => x.toLocaleString("en"), (x = 0) => `${Math.round(x * 100)}%`];
   return [
@@ -83,7 +82,7 @@ function table({ idle, perMillion, unknown }, workload, prices, stage = "") {
     ...shown.map((line) => `${usd(line.usd)}  ${line.resource} (${line.type}): ${line.note}`),
     `${usd(0)}  ${idle.lines.length - shown.length} more resources, billed only per use`,
     `${usd(idle.totalUsd)}  idle total\n`,
-    `${n(workload.requests)} requests: ${pc(mix.list)} lists, ${pc(mix.get)} gets, ` +
+    `${n(WORKLOAD.requests)} requests: ${pc(mix.list)} lists, ${pc(mix.get)} gets, ` +
       `${pc(mix.write)} writes; a list of ${posts} posts of about ${postBytes} bytes is ` +
       `${n(bytes.plain)} bytes, ${n(bytes.gzip)} gzipped\n   plain    gzip`,
     ...perMillion.lines.map(
@@ -111,9 +110,9 @@ await runWithFlags({
   },
   async run({ stage, template: file, json }) {
     const template = file ? await readTemplate(file) : await packaged(stage);
-    const { prices, workload, cost } = await stageCost(template);
+    const { prices, cost } = await stageCost(template);
     const stageName = file ?? `stage ${stage}`;
-    console.log(json ? JSON.stringify(cost, null, 2) : table(cost, workload, prices, stageName));
+    console.log(json ? JSON.stringify(cost, null, 2) : table(cost, prices, stageName));
     return 0;
   },
 });

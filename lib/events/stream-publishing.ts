@@ -1,7 +1,8 @@
 // The stream function on AWS: a batch of the posts table's stream records, as Lambda's event source
 // mapping hands them over, each change of a post mapped once to its event, which is put on the
-// stage's bus and, with subscribers, queued for its webhooks. The first record not handed on is reported, so the mapping retries from
-// it and nothing after it is taken as done: a post's changes stay in order.
+// stage's bus and, with subscribers, queued for its webhooks. The first record not handed on is
+// reported, so the mapping retries from it and nothing after it is taken as done: a post's
+// changes stay in order.
 import type { DynamoDBBatchResponse } from "aws-lambda";
 import { type BusTarget, type FailureLog, putOnBus } from "./bus-sender.js";
 import { eventFromRecord } from "./post-event.js";

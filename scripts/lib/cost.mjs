@@ -246,7 +246,7 @@ const root = new URL("../../", import.meta.url);
  */
 export async function stageCost(template) {
   const prices = JSON.parse(await readFile(new URL("config/prices.json", root), "utf8"));
-  return { prices, workload: WORKLOAD, cost: priceTemplate(template, prices, WORKLOAD) };
+  return { prices, cost: priceTemplate(template, prices, WORKLOAD) };
 }
 
 /** The two lines `npm run deploy` prints before it deploys: idle, and a million requests. */
