@@ -1,8 +1,17 @@
 // Mutation testing of lib/ (`npm run mutate`, on the Lambda runtime's Node): pure, the post rules,
-// HTTP edge and wiring, under the unit tests; storage, the DynamoDB modules, under both.
+// HTTP edge, spending limit and wiring, under the unit tests; storage, the DynamoDB modules, under
+// both.
 const LAYERS = {
-  // Not lib/app/webhooks.ts: like lib/events/, the events' delivery is in neither layer.
-  pure: ["lib/posts/**/*.ts", "lib/http/**/*.ts", "lib/app/**/*.ts", "!lib/app/webhooks.ts"],
+  // Not lib/app/webhooks.ts: like lib/events/, the events' delivery is in neither layer; nor the
+  // stage's guard, whose work is AWS's calls (its decisions are lib/spend/'s).
+  pure: [
+    "lib/posts/**/*.ts",
+    "lib/http/**/*.ts",
+    "lib/spend/**/*.ts",
+    "lib/app/**/*.ts",
+    "!lib/app/webhooks.ts",
+    "!lib/app/stage-guard.ts",
+  ],
   storage: ["lib/storage/**/*.ts"],
 };
 const layer = process.env.MUTATE_LAYER === "storage" ? "storage" : "pure";

@@ -1,0 +1,192 @@
+// An instance's share of the spending limit: it prices what it serves, tells the stage's ledger
+// once a window (one atomic ADD that answers with the month's total), and knows from that answer
+// whether the stage is paused. It never fails a request: a ledger that does not answer leaves the
+// instance counting on its own, and its unsent usage still counts towards the pause.
+import { monthEnd, monthOf, secondsToMonthEnd } from "./calendar.js";
+import {
+  RATES,
+  type Rates,
+  type Usage,
+  addUsage,
+  noUsage,
+  toNanoUsd,
+  usageUsd,
+} from "./pricing.js";
+
+/** The month's totals as the ledger holds them, in nano-dollars. */
+export interface LedgerTotals {
+  spentNano: number;
+  /** A ceiling `npm run resume` lifted this month to; the limit applies when absent or lower. */
+  ceilingNano?: number | undefined;
+}
+
+/** Where every instance of a stage adds its usage: one item a month (lib/storage/spend-ledger.ts). */
+export interface SpendLedger {
+  read(month: string): Promise<LedgerTotals>;
+  /** Adds atomically and answers with the totals after the add. */
+  add(month: string, usage: Usage, nanoUsd: number): Promise<LedgerTotals>;
+}
+
+/** Why and until when the stage refuses requests. */
+export interface Pause {
+  limitUsd: number;
+  month: string;
+  resetsAt: Date;
+  retryAfterSeconds: number;
+}
+
+/** A threshold one flush crossed: the warning share of the limit, or the pause. */
+export interface Crossing {
+  kind: "warning" | "paused";
+  month: string;
+  spentUsd: number;
+  ceilingUsd: number;
+  limitUsd: number;
+}
+
+export interface MeterOptions {
+  limitUsd: number;
+  ledger: SpendLedger;
+  rates?: Rates;
+  /** How often an instance that serves tells the ledger. */
+  windowMs?: number;
+  now?: () => number;
+  /** Told once per threshold crossed, by the one flush whose add crossed it. */
+  onCrossing?: (crossing: Crossing) => void;
+  /** Told when the ledger did not answer; the usage is kept for the next window. */
+  onFailure?: (error: unknown, during: "read" | "flush") => void;
+}
+
+export const SPEND_WINDOW_MS = 10_000;
+/** The share of the limit at which a warning is sent, before the pause. */
+export const WARNING_SHARE = 0.8;
+/**
+ * An instance tells the ledger early once its unsent usage passes this share of what the stage
+ * had left when it last heard: near the limit, instances flush more often, so the overshoot shrinks
+ * with the budget left rather than staying a whole window of traffic.
+ */
+export const EARLY_FLUSH_SHARE = 0.1;
+
+export class SpendMeter {
+  private readonly limitNano: number;
+  private readonly rates: Rates;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+  /** The month's totals at the last answer from the ledger. */
+  private known: LedgerTotals & { month: string } = { month: "", spentNano: 0 };
+  private unsent: Usage = noUsage();
+  private lastSync = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly options: MeterOptions) {
+    this.limitNano = toNanoUsd(options.limitUsd);
+    this.rates = options.rates ?? RATES;
+    this.windowMs = options.windowMs ?? SPEND_WINDOW_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Reads the month's totals, as an instance does before its first answer; never throws. */
+  async start(): Promise<void> {
+    const month = monthOf(this.now());
+    this.lastSync = this.now();
+    try {
+      this.learn(month, await this.options.ledger.read(month));
+    } catch (error) {
+      this.options.onFailure?.(error, "read");
+    }
+  }
+
+  /**
+   * The pause in force, if any. A paused instance whose knowledge is a window old asks the ledger
+   * first, so a resume or a raised limit reaches it within one window.
+   */
+  async pause(): Promise<Pause | undefined> {
+    if (this.pausedNow() && this.now() - this.lastSync >= this.windowMs) await this.flush();
+    return this.pausedNow() ? this.describe() : undefined;
+  }
+
+  /** Counts what a request used. */
+  record(usage: Partial<Usage>): void {
+    addUsage(this.unsent, usage);
+  }
+
+  /** Tells the ledger if a window has passed, or early near the limit; never throws. */
+  async settle(): Promise<void> {
+    if (this.due()) await this.flush();
+  }
+
+  private due(): boolean {
+    if (this.now() - this.lastSync >= this.windowMs) return true;
+    const left = this.ceilingNano(this.thisMonth()) - this.thisMonth().spentNano;
+    // A paused instance keeps to the window: its refusals cost little, and a write each would not.
+    return left > 0 && this.unsentNano() >= left * EARLY_FLUSH_SHARE;
+  }
+
+  private async flush(): Promise<void> {
+    const month = monthOf(this.now());
+    const sending = this.unsent;
+    const nano = this.unsentNano();
+    this.unsent = noUsage();
+    this.lastSync = this.now();
+    try {
+      const after = await this.options.ledger.add(month, sending, nano);
+      this.tellCrossings(month, after.spentNano - nano, after);
+      this.learn(month, after);
+    } catch (error) {
+      addUsage(this.unsent, sending);
+      this.options.onFailure?.(error, "flush");
+    }
+  }
+
+  private learn(month: string, totals: LedgerTotals): void {
+    this.known = { month, spentNano: totals.spentNano, ceilingNano: totals.ceilingNano };
+  }
+
+  private unsentNano(): number {
+    return toNanoUsd(usageUsd(this.unsent, this.rates));
+  }
+
+  /** The month's ceiling: the limit, or a higher one a resume lifted it to. */
+  private ceilingNano(totals: LedgerTotals = this.known): number {
+    return Math.max(this.limitNano, totals.ceilingNano ?? 0);
+  }
+
+  /** The totals known for the month it is now: last month's say nothing of this one. */
+  private thisMonth(): LedgerTotals {
+    return this.known.month === monthOf(this.now()) ? this.known : { spentNano: 0 };
+  }
+
+  private pausedNow(): boolean {
+    const totals = this.thisMonth();
+    return totals.spentNano + this.unsentNano() >= this.ceilingNano(totals);
+  }
+
+  private describe(): Pause {
+    const time = this.now();
+    return {
+      limitUsd: this.options.limitUsd,
+      month: monthOf(time),
+      resetsAt: monthEnd(time),
+      retryAfterSeconds: secondsToMonthEnd(time),
+    };
+  }
+
+  /** Each threshold between the total before this add and after it, crossed by this add alone. */
+  private tellCrossings(month: string, before: number, after: LedgerTotals): void {
+    const ceiling = this.ceilingNano(after);
+    const thresholds = [
+      { kind: "warning" as const, at: ceiling - (1 - WARNING_SHARE) * this.limitNano },
+      { kind: "paused" as const, at: ceiling },
+    ];
+    for (const { kind, at } of thresholds) {
+      if (before < at && after.spentNano >= at) {
+        this.options.onCrossing?.({
+          kind,
+          month,
+          spentUsd: after.spentNano / 1e9,
+          ceilingUsd: ceiling / 1e9,
+          limitUsd: this.options.limitUsd,
+        });
+      }
+    }
+  }
+}

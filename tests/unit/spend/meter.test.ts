@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import prices from "../../../config/prices.json" with { type: "json" };
+import { monthEnd, monthOf, secondsToMonthEnd } from "../../../lib/spend/calendar.js";
+import {
+  type Crossing,
+  type LedgerTotals,
+  SPEND_WINDOW_MS,
+  SpendMeter,
+  type SpendLedger,
+} from "../../../lib/spend/meter.js";
+import { type Usage, noUsage, toNanoUsd, usageUsd } from "../../../lib/spend/pricing.js";
+
+/** A ledger in memory, as DynamoDB's ADD keeps it; `failing` makes it throw. */
+class MemoryLedger implements SpendLedger {
+  months = new Map<string, LedgerTotals>();
+  calls = 0;
+  failing = false;
+  async read(month: string) {
+    this.calls += 1;
+    if (this.failing) throw new Error("ledger down");
+    return this.months.get(month) ?? { spentNano: 0 };
+  }
+  async add(month: string, _usage: Usage, nano: number) {
+    this.calls += 1;
+    if (this.failing) throw new Error("ledger down");
+    const totals = this.months.get(month) ?? { spentNano: 0 };
+    const after = { ...totals, spentNano: totals.spentNano + nano };
+    this.months.set(month, after);
+    return after;
+  }
+}
+
+const NOV = Date.UTC(2026, 10, 28, 12);
+const MB = 2 ** 20;
+
+function meterOn(ledger: SpendLedger, limitUsd = 0.05) {
+  let clock = NOV;
+  const crossings: Crossing[] = [];
+  const failures: string[] = [];
+  const meter = new SpendMeter({
+    limitUsd,
+    ledger,
+    now: () => clock,
+    onCrossing: (c) => crossings.push(c),
+    onFailure: (_, during) => failures.push(during),
+  });
+  const tick = (ms: number) => (clock += ms);
+  return { meter, crossings, failures, tick };
+}
+
+/** Serves `count` one-megabyte answers, settling after each as the pipeline does. */
+async function serve(meter: SpendMeter, count: number) {
+  for (let i = 0; i < count; i += 1) {
+    meter.record({ requests: 1, bytesOut: MB });
+    await meter.settle();
+  }
+}
+
+describe("pricing", () => {
+  it("prices each count from config/prices.json, from the first unit", () => {
+    const each = (name: keyof typeof prices.prices) =>
+      prices.prices[name].usd / prices.prices[name].per;
+    const usage = { requests: 2, bytesOut: 2 ** 30, readUnits: 4, writeUnits: 3, gbMs: 5000 };
+    const expected =
+      2 * (each("apiGatewayRestRequests") + each("lambdaRequests")) +
+      each("dataTransferOut") +
+      4 * each("dynamodbReadRequestUnits") +
+      3 * each("dynamodbWriteRequestUnits") +
+      5 * each("lambdaArmGbSeconds");
+    expect(usageUsd(usage)).toBeCloseTo(expected, 12);
+    expect(usageUsd(noUsage())).toBe(0);
+    expect(toNanoUsd(1.0000000001)).toBe(1_000_000_001);
+  });
+
+  it("names a month in UTC and counts down to its end", () => {
+    expect(monthOf(Date.UTC(2026, 11, 31, 23, 59))).toBe("2026-12");
+    expect(monthEnd(Date.UTC(2026, 11, 31, 23, 59)).toISOString()).toBe("2027-01-01T00:00:00.000Z");
+    expect(secondsToMonthEnd(Date.UTC(2026, 10, 30, 23, 59, 59))).toBe(1);
+    expect(secondsToMonthEnd(Date.UTC(2026, 10, 30, 23, 59, 59, 999))).toBe(1);
+  });
+});
+
+describe("the spend meter", () => {
+  it("tells the ledger once a window while it serves, and early near the limit", async () => {
+    const ledger = new MemoryLedger();
+    const { meter, tick } = meterOn(ledger, 100);
+    await meter.start();
+    expect(ledger.calls).toBe(1);
+    await serve(meter, 50);
+    expect(ledger.calls).toBe(1);
+    tick(SPEND_WINDOW_MS);
+    await serve(meter, 1);
+    expect(ledger.calls).toBe(2);
+    expect(ledger.months.get("2026-11")?.spentNano).toBe(
+      toNanoUsd(usageUsd({ ...noUsage(), requests: 51, bytesOut: 51 * MB })),
+    );
+
+    // With $0.001 left, a tenth of it ($0.0001, about one megabyte) is worth a flush.
+    ledger.months.set("2026-11", { spentNano: toNanoUsd(99.999) });
+    tick(SPEND_WINDOW_MS);
+    await serve(meter, 1);
+    const calls = ledger.calls;
+    await serve(meter, 2);
+    expect(ledger.calls).toBeGreaterThan(calls);
+  });
+
+  it("pauses at the limit, says so once per threshold, and keeps to the window while paused", async () => {
+    const ledger = new MemoryLedger();
+    const { meter, crossings, tick } = meterOn(ledger, 0.05);
+    await meter.start();
+    let served = 0;
+    while (!(await meter.pause())) {
+      await serve(meter, 1);
+      served += 1;
+      tick(100);
+    }
+    const transferUsd = (served * MB * prices.prices.dataTransferOut.usd) / 2 ** 30;
+    expect(transferUsd).toBeGreaterThan(0.02);
+    expect(crossings.map((c) => c.kind)).toEqual(["warning", "paused"]);
+    expect(crossings[1]).toMatchObject({ month: "2026-11", limitUsd: 0.05, ceilingUsd: 0.05 });
+    const pause = await meter.pause();
+    expect(pause).toMatchObject({ limitUsd: 0.05, month: "2026-11" });
+    expect(pause?.resetsAt.toISOString()).toBe("2026-12-01T00:00:00.000Z");
+
+    const calls = ledger.calls;
+    await serve(meter, 20);
+    expect(ledger.calls).toBe(calls);
+    tick(SPEND_WINDOW_MS);
+    await serve(meter, 1);
+    expect(ledger.calls).toBe(calls + 1);
+    expect(crossings).toHaveLength(2);
+  });
+
+  it("reaches a paused instance within one window of a resume, and turns with the month", async () => {
+    const ledger = new MemoryLedger();
+    ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
+    const { meter, tick } = meterOn(ledger, 0.05);
+    await meter.start();
+    expect(await meter.pause()).toBeDefined();
+    ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06), ceilingNano: toNanoUsd(0.11) });
+    expect(await meter.pause()).toBeDefined();
+    tick(SPEND_WINDOW_MS);
+    expect(await meter.pause()).toBeUndefined();
+
+    ledger.months.set("2026-11", { spentNano: toNanoUsd(0.2) });
+    tick(SPEND_WINDOW_MS);
+    await serve(meter, 1);
+    expect(await meter.pause()).toBeDefined();
+    tick(Date.UTC(2026, 11, 1) - Date.UTC(2026, 10, 28, 12));
+    expect(await meter.pause()).toBeUndefined();
+  });
+
+  it("two instances flushing at once both count", async () => {
+    const ledger = new MemoryLedger();
+    const a = meterOn(ledger, 100);
+    const b = meterOn(ledger, 100);
+    await Promise.all([a.meter.start(), b.meter.start()]);
+    a.meter.record({ requests: 1, bytesOut: MB });
+    b.meter.record({ requests: 1, bytesOut: MB });
+    a.tick(SPEND_WINDOW_MS);
+    b.tick(SPEND_WINDOW_MS);
+    await Promise.all([a.meter.settle(), b.meter.settle()]);
+    const one = toNanoUsd(usageUsd({ ...noUsage(), requests: 1, bytesOut: MB }));
+    expect(ledger.months.get("2026-11")?.spentNano).toBe(2 * one);
+  });
+
+  it("never throws when the ledger fails: keeps the usage, retries it next window, and still counts it", async () => {
+    const ledger = new MemoryLedger();
+    ledger.failing = true;
+    const { meter, failures, tick } = meterOn(ledger, 0.05);
+    await meter.start();
+    await serve(meter, 3);
+    tick(SPEND_WINDOW_MS);
+    await serve(meter, 1);
+    expect(failures).toEqual(["read", "flush"]);
+    expect(await meter.pause()).toBeUndefined();
+
+    ledger.failing = false;
+    tick(SPEND_WINDOW_MS);
+    await serve(meter, 1);
+    const five = toNanoUsd(usageUsd({ ...noUsage(), requests: 5, bytesOut: 5 * MB }));
+    expect(ledger.months.get("2026-11")?.spentNano).toBeGreaterThanOrEqual(five - 2);
+
+    // An outage cannot let an instance serve unmetered: its own unsent usage reaches the pause.
+    ledger.failing = true;
+    let served = 0;
+    while (!(await meter.pause()) && served < 2000) {
+      await serve(meter, 1);
+      served += 1;
+    }
+    expect(await meter.pause()).toBeDefined();
+  });
+});
