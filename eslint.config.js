@@ -10,6 +10,11 @@ const NOT_THE_CLIENT = {
   "(^|/)client/": "client/ is for the API's callers; the service never imports it.",
 };
 const NOT_THE_WIRING = { "^\\.\\./app/": "lib/app/ wires lib/; nothing in lib/ imports it." };
+/** For a module config/*.cjs requires at packaging: Node strips its types but rewrites no import. */
+const REQUIRED_BY_CONFIG = {
+  "^(?!node:)":
+    "config/*.cjs requires this module, and Node rewrites no import path of a .ts file it loads: it imports only node: built-ins.",
+};
 
 /**
  * What each folder may not import: an import path matching a pattern is refused with its message.
@@ -36,9 +41,14 @@ const FORBIDDEN = {
   },
   "lib/events/**": {
     "^\\.\\./(http|storage|app)/":
-      "lib/events/ maps stream records with the post rules (lib/posts/) alone.",
+      "lib/events/ maps stream records with the post rules (lib/posts/), apart from the API's layers.",
     ...NOT_THE_CLIENT,
   },
+  // What config/ and lib/ both read, written once: the settings' parsers and the shared names.
+  "lib/shared/**": REQUIRED_BY_CONFIG,
+  // Later than lib/events/**, so these two take this stricter rule in its place.
+  "lib/events/address.ts": REQUIRED_BY_CONFIG,
+  "lib/events/retry-schedule.ts": REQUIRED_BY_CONFIG,
   "lib/app/**": NOT_THE_CLIENT,
   "client/**": {
     "^(?!\\./[^/]+$|openapi-fetch$)":

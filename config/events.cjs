@@ -7,10 +7,9 @@
 const { isIP } = require("node:net");
 // The delivery function's own address check, so both refuse the same addresses.
 const { isAllowedAddress } = require("../lib/events/address.ts");
+// Tries before a delivery is dead-lettered: the retry schedule's, the delivery function's own.
+const { DELIVERY_ATTEMPTS } = require("../lib/events/retry-schedule.ts");
 const { SERVICE } = require("./names.cjs");
-
-/** Tries before a delivery is dead-lettered: lib/events/retry-schedule.ts's DELIVERY_ATTEMPTS. */
-const DELIVERY_ATTEMPTS = 8;
 
 /**
  * WEBHOOK_SUBSCRIBERS: `name=https://url` pairs, comma-separated. Refused here, before anything

@@ -1,13 +1,14 @@
 // Ceilings on rate and cost, on by default: the REST API stage's throttle, the tables' maximum
 // on-demand throughput, and optional reserved concurrency per function. Read by serverless.yml.
 // Each default is far above what a small blog needs and far below an unbounded bill.
+const { API_FUNCTIONS } = require("./names.cjs");
+
 const DEFAULTS = {
   API_RATE_LIMIT: 100, // requests a second, steady
   API_BURST_LIMIT: 200, // requests at once
   TABLE_MAX_READ_UNITS: 1000, // read request units a second, per table
   TABLE_MAX_WRITE_UNITS: 200, // write request units a second, per table
 };
-const FUNCTIONS = ["listPosts", "getPost", "createPost", "updatePost", "deletePost"];
 
 /** A positive integer setting, or its default when unset; throws on anything else. */
 function positiveInteger(name, env = process.env) {
@@ -29,10 +30,10 @@ function readReservedConcurrency(env = process.env) {
   for (const entry of (env.RESERVED_CONCURRENCY ?? "").split(",")) {
     if (entry.trim() === "") continue;
     const [name = "", count = ""] = entry.split("=").map((part) => part.trim());
-    if (!FUNCTIONS.includes(name) || !/^\d+$/.test(count)) {
+    if (!API_FUNCTIONS.includes(name) || !/^\d+$/.test(count)) {
       throw new Error(
         `RESERVED_CONCURRENCY entries must be <function>=<count> with a function among ` +
-          `${FUNCTIONS.join(", ")}; got ${JSON.stringify(entry.trim())}`,
+          `${API_FUNCTIONS.join(", ")}; got ${JSON.stringify(entry.trim())}`,
       );
     }
     reserved[name] = Number(count);
@@ -60,6 +61,9 @@ module.exports = {
     MaxWriteRequestUnits: positiveInteger("TABLE_MAX_WRITE_UNITS"),
   }),
   ...Object.fromEntries(
-    FUNCTIONS.map((name) => [`${name}Concurrency`, () => readReservedConcurrency()[name] ?? null]),
+    API_FUNCTIONS.map((name) => [
+      `${name}Concurrency`,
+      () => readReservedConcurrency()[name] ?? null,
+    ]),
   ),
 };

@@ -1,15 +1,12 @@
 // One level setting for the functions' own lines and Lambda's: LOG_LEVEL (info, error, silent)
-// also sets the application log level of Lambda's JSON log format. Read by serverless.yml.
+// also sets the application log level of Lambda's JSON log format. Read by serverless.yml; the
+// level is parsed as the functions parse it (lib/shared/settings.ts).
+const { parseLogLevel } = require("../lib/shared/settings.ts");
+
 const LAMBDA_LEVELS = { info: "INFO", error: "ERROR", silent: "FATAL" };
 
 /** Lambda's `applicationLogLevel` for LOG_LEVEL; throws on a level the functions do not know. */
-function applicationLogLevel(env = process.env) {
-  const level = (env.LOG_LEVEL ?? "").trim() || "info";
-  const lambdaLevel = LAMBDA_LEVELS[level];
-  if (!lambdaLevel)
-    throw new Error(`LOG_LEVEL must be info, error or silent, not ${JSON.stringify(level)}`);
-  return lambdaLevel;
-}
+const applicationLogLevel = (env = process.env) => LAMBDA_LEVELS[parseLogLevel(env.LOG_LEVEL)];
 
 module.exports = {
   applicationLogLevel: () => applicationLogLevel(),

@@ -1,7 +1,8 @@
 // Every setting checked once, here, before anything is built or started: `npm start` calls
 // checkSettings, and serverless.yml resolves `stage` from this file first of all (osls reads the
 // stage before any other property), so `serverless print`, `package` and `deploy` refuse a bad
-// value at the same point. Each setting's own module keeps what it accepts; this file asks them all.
+// value at the same point. Each setting's own module keeps what it accepts (lib/shared/settings.ts
+// for those the functions read at their start too); this file asks them all.
 const { readApplicationLogLevel } = require("./logging.cjs");
 const { readRateLimit } = require("./waf.cjs");
 const { positiveInteger, readReservedConcurrency } = require("./limits.cjs");
@@ -10,6 +11,8 @@ const { readAlarmSettings } = require("./alarms.cjs");
 const { readOrigins } = require("./cors.cjs");
 const { readStageSettings } = require("./rest-stage.cjs");
 const { readSubscribers } = require("./events.cjs");
+// The functions' own parsers, so a value accepted here never fails an instance's start.
+const { parseIdBlockSize, parseSpendLimitUsd } = require("../lib/shared/settings.ts");
 
 /** The retention periods CloudWatch Logs accepts, in days. */
 const RETENTION_DAYS = [
@@ -54,20 +57,24 @@ function timeZone(env) {
   }
 }
 
-/** Settings read by the functions at run time (lib/app/config.ts), refused here first. */
-function functionSettings(env) {
-  const size = (env.ID_BLOCK_SIZE ?? "").trim();
-  if (size !== "" && !(/^\d+$/.test(size) && Number(size) >= 1 && Number(size) <= 10_000)) {
-    throw new Error(
-      `ID_BLOCK_SIZE must be a whole number from 1 to 10000, not ${JSON.stringify(size)}`,
-    );
-  }
+/** LOG_RETENTION_DAYS, when set: one of CloudWatch's periods. */
+function logRetention(env) {
   const days = (env.LOG_RETENTION_DAYS ?? "").trim();
   if (days !== "" && !RETENTION_DAYS.includes(Number(days))) {
     throw new Error(
       `LOG_RETENTION_DAYS must be one of CloudWatch's periods (${RETENTION_DAYS.join(", ")}), not ${JSON.stringify(days)}`,
     );
   }
+}
+
+/**
+ * The API functions' SPEND_LIMIT_USD, normalized: `off`, or the dollars as written (a default
+ * when unset), which the functions read back to the same number.
+ */
+function spendLimitSetting(env = process.env) {
+  const dollars = parseSpendLimitUsd(env.SPEND_LIMIT_USD);
+  if (dollars === undefined) return "off";
+  return (env.SPEND_LIMIT_USD ?? "").trim() || String(dollars);
 }
 
 /**
@@ -98,7 +105,8 @@ const CHECKS = [
   (env) => readPort("LAMBDA_PORT", env),
   timeZone,
   readApplicationLogLevel,
-  functionSettings,
+  (env) => parseIdBlockSize(env.ID_BLOCK_SIZE),
+  spendLimitSetting,
   readOrigins,
   readAuth,
   readRateLimit,
@@ -107,6 +115,7 @@ const CHECKS = [
   (env) => positiveInteger("TABLE_MAX_WRITE_UNITS", env),
   readReservedConcurrency,
   readAlarmSettings,
+  logRetention,
   readSubscribers,
   localWebhook,
 ];
@@ -126,6 +135,9 @@ module.exports = {
   SettingError,
   checkSettings,
   readPort,
+  spendLimitSetting,
+  /** The five API functions' SPEND_LIMIT_USD (serverless.yml). */
+  spendLimitUsd: () => spendLimitSetting(),
   /** serverless.yml's provider.stage: --stage (dev by default), once every setting is checked. */
   stage: ({ options }) => {
     checkSettings();

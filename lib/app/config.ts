@@ -1,6 +1,13 @@
 // Configuration: the environment, read once per Lambda instance, failing fast when it is wrong.
+// The functions' settings are parsed as config/settings.cjs checks them when packaging
+// (lib/shared/settings.ts), so a value a package was built with never fails here.
 import type { LogLevel } from "../http/logger.js";
-import { parseOrigins } from "../http/cors.js";
+import {
+  parseIdBlockSize,
+  parseLogLevel,
+  parseOrigins,
+  parseSpendLimitUsd,
+} from "../shared/settings.js";
 
 /** Settings every handler needs, read from the environment. */
 export interface Config {
@@ -17,28 +24,26 @@ export interface Config {
   idBlockSize: number;
   /** Origins whose browser apps may read the answers (CORS_ORIGINS, `*` for any); none when empty. */
   corsOrigins: readonly string[];
+  /**
+   * The stage's monthly spending limit in US dollars (SPEND_LIMIT_USD); undefined when off.
+   * readConfig always sets it; a configuration built by hand may leave it out, metering off.
+   */
+  spendLimitUsd?: number | undefined;
 }
 
 /** Reads the configuration from an environment; throws when a setting is missing or wrong. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env.TABLE_NAME;
   if (!tableName) throw new Error("TABLE_NAME is not set");
-  const logLevel = env.LOG_LEVEL || "info";
-  if (logLevel !== "info" && logLevel !== "error" && logLevel !== "silent") {
-    throw new Error(`LOG_LEVEL must be info, error or silent, not ${logLevel}`);
-  }
-  const idBlockSize = Number(env.ID_BLOCK_SIZE || 1);
-  if (!Number.isSafeInteger(idBlockSize) || idBlockSize < 1 || idBlockSize > 10_000) {
-    throw new Error(`ID_BLOCK_SIZE must be an integer from 1 to 10000, not ${env.ID_BLOCK_SIZE}`);
-  }
   return {
     tableName,
     idempotencyTableName: env.IDEMPOTENCY_TABLE_NAME || undefined,
     endpoint: env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
     region: env.AWS_REGION || "us-east-1",
-    logLevel,
+    logLevel: parseLogLevel(env.LOG_LEVEL),
     serviceName: env.POWERTOOLS_SERVICE_NAME || undefined,
-    idBlockSize,
+    idBlockSize: parseIdBlockSize(env.ID_BLOCK_SIZE),
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    spendLimitUsd: parseSpendLimitUsd(env.SPEND_LIMIT_USD),
   };
 }

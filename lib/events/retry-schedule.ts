@@ -1,5 +1,8 @@
 // When a refused delivery is tried again: Standard Webhooks' example schedule, stretched past a
-// day, the same locally and on AWS (where it sets the queue message's visibility).
+// day, the same locally and on AWS (where it sets the queue message's visibility, and
+// config/events.cjs dead-letters a message after DELIVERY_ATTEMPTS receives). config/ requires
+// this file and Node strips its types without rewriting import paths, so it keeps to erasable
+// syntax and imports nothing.
 
 /** Pause before each retry, in ms: the first within 10 s, the last about 27 h after the first try. */
 export const RETRY_DELAYS_MS = [

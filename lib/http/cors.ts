@@ -1,17 +1,13 @@
 // CORS on the functions' answers: a REST API's Lambda proxy answer gets no CORS headers from the
 // gateway (it answers only the preflight), so each answer names the caller's origin when it is
-// one of CORS_ORIGINS (config/cors.cjs keeps the gateway's side of the same list).
+// one of CORS_ORIGINS. The origins and the header names are read as config/cors.cjs reads them
+// for the gateway's side (lib/shared/).
+import { CORS_EXPOSED_HEADERS } from "../shared/names.js";
 
-/** Answer headers a browser app may read besides the simple ones (config/cors.cjs has the same). */
-const EXPOSED_HEADERS = "Location, ETag, Retry-After";
+/** CORS_ORIGINS read as a list, here beside the headers it decides. */
+export { parseOrigins } from "../shared/settings.js";
 
-/** The allowed origins of a CORS_ORIGINS setting; `["*"]` for any, `[]` for CORS off. */
-export function parseOrigins(setting: string | undefined): string[] {
-  return (setting ?? "")
-    .split(",")
-    .map((origin) => origin.trim())
-    .filter(Boolean);
-}
+const EXPOSED_HEADERS = CORS_EXPOSED_HEADERS.join(", ");
 
 /**
  * The CORS headers of an answer to a request from `origin`: none when CORS is off or the origin

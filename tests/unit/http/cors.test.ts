@@ -1,7 +1,7 @@
 // Unit: CORS on the functions' answers (a REST API adds none to a Lambda proxy answer) and the
 // path a created post's Location is built under.
 import { describe, expect, it } from "vitest";
-import { corsHeaders, parseOrigins } from "../../../lib/http/cors.js";
+import { corsHeaders } from "../../../lib/http/cors.js";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { created, ok } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
@@ -36,11 +36,6 @@ describe("corsHeaders", () => {
       "access-control-allow-origin": "*",
       "access-control-expose-headers": "Location, ETag, Retry-After",
     });
-  });
-
-  it("reads CORS_ORIGINS as a trimmed list without blanks", () => {
-    expect(parseOrigins(` ${A} ,, ${B}`)).toEqual([A, B]);
-    expect(parseOrigins(undefined)).toEqual([]);
   });
 });
 
