@@ -49,6 +49,10 @@ const FORBIDDEN = {
   // Later than lib/events/**, so these two take this stricter rule in its place.
   "lib/events/address.ts": REQUIRED_BY_CONFIG,
   "lib/events/retry-schedule.ts": REQUIRED_BY_CONFIG,
+  "lib/spend/**": {
+    "^(?!\\./[^/]+$|node:|\\.\\./\\.\\./config/prices\\.json$)":
+      "lib/spend/ prices and meters a stage's use: it imports only its own modules, node: built-ins and config/prices.json.",
+  },
   "lib/app/**": NOT_THE_CLIENT,
   "client/**": {
     "^(?!\\./[^/]+$|openapi-fetch$)":
