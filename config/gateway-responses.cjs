@@ -2,6 +2,7 @@
 // in the service's shape: `{"detail": …}` with the right status, JSON and CORS headers, so a
 // browser can read them as it reads the functions' answers.
 const { readOrigins } = require("./cors.cjs");
+const { parseSpendLimitUsd } = require("../lib/shared/settings.ts");
 
 /** `{"detail": …}` with a fixed message, as a mapping template (no `$` inside). */
 const fixed = (detail) => JSON.stringify({ detail });
@@ -41,11 +42,28 @@ function allowOriginParameter(origins) {
   return "method.request.header.origin";
 }
 
+/**
+ * The answers, the throttle's naming the spending limit when it is on: a paused stage's throttle
+ * is 0 (config/spend.cjs), so its refusals reach the client as this 429. No `$`: this is a mapping
+ * template.
+ */
+function answers(env) {
+  const limit = parseSpendLimitUsd(env.SPEND_LIMIT_USD);
+  if (limit === undefined) return GATEWAY_RESPONSES;
+  const detail =
+    "Too many requests: slow down and retry, or the stage has reached its monthly spending " +
+    `limit of USD ${limit} (SPEND_LIMIT_USD), which lifts at the month's turn (UTC)`;
+  return {
+    ...GATEWAY_RESPONSES,
+    THROTTLED: { ...GATEWAY_RESPONSES.THROTTLED, body: fixed(detail) },
+  };
+}
+
 /** The template's AWS::ApiGateway::GatewayResponse resources, one per type. */
 function gatewayResponses(restApiId, env = process.env) {
   const allowOrigin = allowOriginParameter(readOrigins(env));
   const resources = {};
-  for (const [type, { status, body, headers = {} }] of Object.entries(GATEWAY_RESPONSES)) {
+  for (const [type, { status, body, headers = {} }] of Object.entries(answers(env))) {
     const parameters = {
       "gatewayresponse.header.X-Content-Type-Options": "'nosniff'",
       "gatewayresponse.header.Cache-Control": "'no-store'",

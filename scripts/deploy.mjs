@@ -1,5 +1,6 @@
 // `npm run deploy`: the bundles, one package priced (npm run cost's figures), `serverless deploy`
-// of that package, then `npm run smoke` on the new stage.
+// of that package, the stage's throttle reconciled with its spending limit, then `npm run smoke`
+// on the new stage.
 import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -57,7 +58,17 @@ async function deploy(values) {
   const { cost } = await stageCost(JSON.parse(await readFile(`${root}${template}`, "utf8")));
   for (const line of costSummary(cost)) console.log(line);
   const deployed = node([serverlessBin, "deploy", ...args, "--package", PACKAGE_DIR]);
-  if (deployed !== 0 || values["no-smoke"]) return deployed;
+  if (deployed !== 0) return deployed;
+  // A deploy may raise (or lower) the spending limit: the guard sets the stage's throttle to
+  // what this month's spending under the new limit calls for.
+  const settings = createRequire(import.meta.url)("../config/settings.cjs");
+  if (settings.spendLimitSetting(process.env) !== "off") {
+    const reconcile = ["invoke", "--function", "stageGuard", "--data", '{"action":"reconcile"}'];
+    if (node([serverlessBin, ...reconcile, ...where]) !== 0) {
+      console.error("deploy: the stage's throttle was not reconciled with its spending limit");
+    }
+  }
+  if (values["no-smoke"]) return 0;
 
   const outputs = await stackOutputs(values);
   const plan = smokePlan(outputs, process.env);
