@@ -21,7 +21,8 @@ export const handlerNames = readdirSync(`${root}/handlers`)
  *   identity, container and instance metadata go, and the STS, SSO and Signin clients they call;
  * - the event-stream codec, a dynamic import only for operations with an event stream, which
  *   DynamoDB, SQS and SSM do not have;
- * - all of the SDK package.json files (read for the user agent) but name and version.
+ * - all of the SDK package.json files (read for the user agent) but name and version;
+ * - config/prices.json but each price's figures.
  * @type {esbuild.Plugin}
  */
 const lambdaOnly = {
@@ -50,6 +51,12 @@ const lambdaOnly = {
         return { contents: JSON.stringify({ name, version }), loader: "json" };
       },
     );
+    // The spending limit's meter prices from config/prices.json: its prices go, not their notes.
+    build.onLoad({ filter: /[\\/]config[\\/]prices\.json$/ }, async (args) => {
+      const { prices } = JSON.parse(await readFile(args.path, "utf8"));
+      const rates = Object.entries(prices).map(([key, { usd, per }]) => [key, { usd, per }]);
+      return { contents: JSON.stringify({ prices: Object.fromEntries(rates) }), loader: "json" };
+    });
   },
 };
 

@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { StopError, runWithFlags } from "./lib/cli.mjs";
 import { WORKLOAD, stageCost, sum } from "./lib/cost.mjs";
+import { worstLines, worstMonth } from "./lib/cost-limit.mjs";
+import { loadLib } from "./lib/lib-code.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverlessBin = createRequire(import.meta.url).resolve("serverless/bin/serverless.js");
@@ -19,12 +21,13 @@ const USAGE = `Usage: npm run cost -- [options]
 Packages the stage with the settings in this shell (docs/configuration.md), as serverless package
 does, and prints what it costs at the us-east-1 list prices of config/prices.json: each resource's
 cost a month with no requests at all, after the always-free tiers; what a million requests of a
-stated mix add; and what it cannot price. No AWS account is needed.
+stated mix add; the worst a month can cost with the spending limit on; and what it cannot price.
+No AWS account is needed.
 
 Options:
   --stage S        the stage (default dev)
   --template FILE  price this packaged template (cloudformation-template-update-stack.json)
-  --json           print { idle, perMillion, unknown } as JSON
+  --json           print { idle, perMillion, unknown, worst } as JSON
   -h, --help       this text
 
 Exit codes: 0 printed; 1 packaging failed; 2 a bad option, or a template that cannot be read.`;
@@ -111,8 +114,10 @@ await runWithFlags({
   async run({ stage, template: file, json }) {
     const template = file ? await readTemplate(file) : await packaged(stage);
     const { prices, cost } = await stageCost(template);
+    const worst = worstMonth(template, await loadLib("scripts/lib/spend-code.ts"));
     const stageName = file ?? `stage ${stage}`;
-    console.log(json ? JSON.stringify(cost, null, 2) : table(cost, prices, stageName));
+    const text = () => `${table(cost, prices, stageName)}\n\n${worstLines(worst).join("\n")}`;
+    console.log(json ? JSON.stringify({ ...cost, worst }, null, 2) : text());
     return 0;
   },
 });
