@@ -8,6 +8,7 @@ const LAYERS = {
     "lib/posts/**/*.ts",
     "lib/http/**/*.ts",
     "lib/spend/**/*.ts",
+    "lib/shared/**/*.ts",
     "lib/app/**/*.ts",
     "!lib/app/webhooks.ts",
     "!lib/app/stage-guard.ts",

@@ -23,8 +23,8 @@ export interface LedgerTotals {
 /** Where every instance of a stage adds its usage: one item a month (lib/storage/spend-ledger.ts). */
 export interface SpendLedger {
   read(month: string): Promise<LedgerTotals>;
-  /** Adds atomically and answers with the totals after the add. */
-  add(month: string, usage: Usage, nanoUsd: number): Promise<LedgerTotals>;
+  /** Adds atomically, noting the limit in force, and answers with the totals after the add. */
+  add(month: string, usage: Usage, nanoUsd: number, limitNano: number): Promise<LedgerTotals>;
 }
 
 /** Why and until when the stage refuses requests. */
@@ -128,7 +128,7 @@ export class SpendMeter {
     this.unsent = noUsage();
     this.lastSync = this.now();
     try {
-      const after = await this.options.ledger.add(month, sending, nano);
+      const after = await this.options.ledger.add(month, sending, nano, this.limitNano);
       this.tellCrossings(month, after.spentNano - nano, after);
       this.learn(month, after);
     } catch (error) {

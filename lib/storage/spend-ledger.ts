@@ -4,8 +4,7 @@
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { LedgerTotals, SpendLedger } from "../spend/meter.js";
 import type { Usage } from "../spend/pricing.js";
-import { epochSeconds } from "./idempotency-key-table.js";
-import type { Sender } from "./sender.js";
+import { ConditionFailed, type Sender } from "./sender.js";
 
 /** A ledger key holds a space, which no Idempotency-Key may (visible ASCII only). */
 export const ledgerKey = (month: string) => `spend ${month}`;
@@ -25,12 +24,16 @@ const COUNTED: Record<keyof Usage, string> = {
 interface LedgerItem {
   spent_nano_usd?: number;
   ceiling_nano_usd?: number;
+  limit_nano_usd?: number;
 }
 
 const totalsOf = (item: LedgerItem | undefined): LedgerTotals => ({
   spentNano: item?.spent_nano_usd ?? 0,
   ceilingNano: item?.ceiling_nano_usd,
 });
+
+/** How often an epoch second passes: the table's TTL counts in them. */
+const epochSeconds = () => Math.floor(Date.now() / 1000);
 
 export class SpendLedgerTable implements SpendLedger {
   constructor(
@@ -43,16 +46,22 @@ export class SpendLedgerTable implements SpendLedger {
     return totalsOf((await this.sender.send(get)).Item);
   }
 
-  async add(month: string, usage: Usage, nanoUsd: number): Promise<LedgerTotals> {
+  async add(
+    month: string,
+    usage: Usage,
+    nanoUsd: number,
+    limitNano: number,
+  ): Promise<LedgerTotals> {
     const names = Object.keys(COUNTED) as (keyof Usage)[];
     const update = new UpdateCommand({
       TableName: this.tableName,
       Key: { key: ledgerKey(month) },
       UpdateExpression:
         `ADD spent_nano_usd :spent, ${names.map((n) => `${COUNTED[n]} :${n}`).join(", ")} ` +
-        "SET expires_at = if_not_exists(expires_at, :expires)",
+        "SET expires_at = if_not_exists(expires_at, :expires), limit_nano_usd = :limit",
       ExpressionAttributeValues: {
         ":spent": nanoUsd,
+        ":limit": limitNano,
         ":expires": epochSeconds() + KEEP_SECONDS,
         ...Object.fromEntries(names.map((n) => [`:${n}`, usage[n]])),
       },
@@ -62,23 +71,24 @@ export class SpendLedgerTable implements SpendLedger {
   }
 
   /**
-   * Lifts this month's ceiling to what it has spent plus `limitNano` (`npm run resume`), and
-   * answers with the totals after.
+   * Lifts a month's ceiling to what it has spent plus one more limit, the one its instances last
+   * flushed under (`npm run resume`), and answers with the totals after; undefined when nothing
+   * was spent that month, so nothing is paused.
    */
-  async lift(month: string, limitNano: number): Promise<LedgerTotals> {
+  async lift(month: string): Promise<(LedgerTotals & { limitNano: number }) | undefined> {
     const update = new UpdateCommand({
       TableName: this.tableName,
       Key: { key: ledgerKey(month) },
-      UpdateExpression:
-        "SET ceiling_nano_usd = if_not_exists(spent_nano_usd, :zero) + :limit, " +
-        "expires_at = if_not_exists(expires_at, :expires)",
-      ExpressionAttributeValues: {
-        ":zero": 0,
-        ":limit": limitNano,
-        ":expires": epochSeconds() + KEEP_SECONDS,
-      },
+      UpdateExpression: "SET ceiling_nano_usd = spent_nano_usd + limit_nano_usd",
+      ConditionExpression: "attribute_exists(limit_nano_usd)",
       ReturnValues: "ALL_NEW",
     });
-    return totalsOf((await this.sender.send(update)).Attributes);
+    try {
+      const item: LedgerItem | undefined = (await this.sender.send(update)).Attributes;
+      return { ...totalsOf(item), limitNano: item?.limit_nano_usd ?? 0 };
+    } catch (error) {
+      if (error instanceof ConditionFailed) return undefined;
+      throw error;
+    }
   }
 }

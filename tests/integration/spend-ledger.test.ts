@@ -38,9 +38,11 @@ describe("the spend ledger", () => {
     expect(await ledger.read("2026-10")).toEqual({ spentNano: 0, ceilingNano: undefined });
   });
 
-  it("lifts a month's ceiling to its spending plus one limit", async () => {
-    await ledger.add("2026-09", { ...noUsage(), requests: 3 }, 5_000);
-    expect(await ledger.lift("2026-09", 1_000)).toEqual({ spentNano: 5_000, ceilingNano: 6_000 });
-    expect(await ledger.lift("2026-08", 1_000)).toEqual({ spentNano: 0, ceilingNano: 1_000 });
+  it("lifts a month's ceiling to its spending plus the limit its instances flushed under", async () => {
+    await ledger.add("2026-09", { ...noUsage(), requests: 3 }, 5_000, 1_000);
+    const lifted = { spentNano: 5_000, ceilingNano: 6_000, limitNano: 1_000 };
+    expect(await ledger.lift("2026-09")).toEqual(lifted);
+    expect(await ledger.read("2026-09")).toEqual({ spentNano: 5_000, ceilingNano: 6_000 });
+    expect(await ledger.lift("2026-08")).toBeUndefined();
   });
 });
