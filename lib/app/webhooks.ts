@@ -1,9 +1,10 @@
 // The composition root of webhook delivery: settings read once, the subscribers' secrets from SSM
 // Parameter Store, the queue's visibility set by SQS. The stream's side is publishing.ts.
+// `npm start` composes the same delivery over its own queue and WEBHOOK_URL (localWebhookDelivery).
 import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
 import type { SQSHandler, SQSRecord } from "aws-lambda";
-import { queueDelivery } from "../events/queue-delivery.js";
+import { type QueueDeliveryDeps, queueDelivery } from "../events/queue-delivery.js";
 import { type Subscriber, refusedUrl, sendWebhook } from "../events/webhook-sender.js";
 import { createLogger } from "../http/logger.js";
 
@@ -65,4 +66,20 @@ export function webhookHandler(
     log: (message, fields) => logger.info(message, fields),
   });
   return (event) => deliver(event.Records);
+}
+
+/**
+ * `npm start`'s delivery (scripts/lib/local-events.mjs): the same batch handler and sender, to
+ * the one subscriber WEBHOOK_URL names (http and loopback allowed, as nowhere else), its local
+ * queue's visibility set by `delay`.
+ */
+export function localWebhookDelivery(
+  subscriber: Subscriber,
+  queue: Pick<QueueDeliveryDeps, "delay" | "log" | "retryDelayMs">,
+) {
+  return queueDelivery({
+    ...queue,
+    subscribers: async () => [subscriber],
+    send: (target, id, body) => sendWebhook(target, id, body, { local: true }),
+  });
 }

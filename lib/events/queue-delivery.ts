@@ -1,6 +1,8 @@
-// Webhook delivery on AWS: a batch of the FIFO queue's messages (each a post's event, grouped by
-// post id) sent to every subscriber, in order within each post.
+// Webhook delivery: a batch of the FIFO queue's messages (each a post's event, grouped by post id)
+// sent to every subscriber, in order within each post. The delivery function runs it on AWS, and
+// `npm start` over its in-process queue (scripts/lib/local-events.mjs).
 import type { SQSBatchResponse, SQSRecord } from "aws-lambda";
+import { METRICS_NAMESPACE } from "../shared/names.js";
 import { type ChangeRecord, type PostEvent, eventFromRecord, eventIdOf } from "./post-event.js";
 import { retryDelayMs } from "./retry-schedule.js";
 import type { DeliveryOutcome, Subscriber } from "./webhook-sender.js";
@@ -18,6 +20,8 @@ export interface QueueDeliveryDeps {
   /** Keeps a failed message out of sight this long before it is tried again. */
   delay: (record: SQSRecord, seconds: number) => Promise<void>;
   log: (message: string, fields: Record<string, unknown>) => void;
+  /** The pause after each failed try: retry-schedule.ts's unless `npm start`'s tests shorten it. */
+  retryDelayMs?: (attempt: number) => number | undefined;
 }
 
 /** The batch handler's state: the subscribers answering 410 are left out from then on. */
@@ -38,7 +42,8 @@ class QueueDelivery {
       if (blocked.has(group) || !(await this.deliver(record))) {
         blocked.add(group);
         failures.push({ itemIdentifier: record.messageId });
-        const pause = retryDelayMs(Number(record.attributes.ApproximateReceiveCount));
+        const schedule = this.deps.retryDelayMs ?? retryDelayMs;
+        const pause = schedule(Number(record.attributes.ApproximateReceiveCount));
         if (pause !== undefined) {
           await this.deps.delay(record, Math.min(Math.ceil(pause / 1000), MAX_VISIBILITY_SECONDS));
         }
@@ -123,6 +128,6 @@ export function queueDelivery(deps: QueueDeliveryDeps) {
 const emf = (name: string) => ({
   Timestamp: Date.now(),
   CloudWatchMetrics: [
-    { Namespace: "BlogPostApi", Dimensions: [[]], Metrics: [{ Name: name, Unit: "Count" }] },
+    { Namespace: METRICS_NAMESPACE, Dimensions: [[]], Metrics: [{ Name: name, Unit: "Count" }] },
   ],
 });

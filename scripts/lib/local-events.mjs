@@ -1,167 +1,195 @@
-// Local events: reads the posts table's stream in DynamoDB Local (turned on for a table made
-// before events), maps each change with the code AWS runs (lib/events) and sends it to the webhook
-// subscriber: signed, a post's events in order, retried as on AWS, dead-lettered to a file. Its
-// position is kept in a file, so a restart neither replays nor misses.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// `npm start`'s events, through the code the AWS functions run: the posts table's stream in
+// DynamoDB Local read where the event source mapping reads it on AWS (local-stream.mjs), each
+// change queued as the stream function queues it (lib/events/queue-sender.ts) on a FIFO queue in
+// this process (local-queue.mjs), and each message handed to the delivery function's batch handler
+// (lib/events/queue-delivery.ts), whose retries set the queue's visibility and whose last failure
+// leaves the message to the queue's redrive, into a dead-letter file. A change's place in the
+// stream is passed only once its message is deleted or dead-lettered.
 import { appendFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { DescribeTableCommand, UpdateTableCommand } from "@aws-sdk/client-dynamodb";
-import * as streamsApi from "@aws-sdk/client-dynamodb-streams";
 import * as esbuild from "esbuild";
-import { LOCAL_SDK_SETTINGS, localClient } from "./dynamodb-local.mjs";
+import { LocalFifoQueue } from "./local-queue.mjs";
+import { startStreamReader } from "./local-stream.mjs";
 
-/** @typedef {typeof import("../../lib/events/index.js")} EventsCode */
-/** @typedef {import("../../lib/events/index.js").PostEvent} PostEvent */
+/**
+ * @typedef {typeof import("../../lib/events/index.js")
+ *   & typeof import("../../lib/events/queue-sender.js")
+ *   & typeof import("../../lib/events/webhook-sender.js")
+ *   & typeof import("../../lib/app/webhooks.js")} LibCode
+ */
+/** @typedef {import("aws-lambda").SQSRecord} SQSRecord */
+/** @typedef {import("@aws-sdk/client-sqs").SQSClient} SQSClient */
+/** @typedef {import("./local-stream.mjs").StreamRecord} StreamRecord */
+/** @typedef {Pick<LibCode, "retryDelayMs" | "DELIVERY_ATTEMPTS">} RetrySchedule */
 
-/** lib/events built for Node as it is for Lambda, so the local path runs the same code. */
-async function loadEventsCode() {
-  const entry = fileURLToPath(new URL("../../lib/events/index.ts", import.meta.url));
-  /** @type {esbuild.BuildOptions} */
-  const options = { bundle: true, write: false, platform: "node", format: "esm" };
-  const [built] = (await esbuild.build({ ...options, entryPoints: [entry] })).outputFiles ?? [];
-  const source = Buffer.from(built?.contents ?? []).toString("base64");
-  return /** @type {EventsCode} */ (await import(`data:text/javascript;base64,${source}`));
+/** What the local path runs of lib/. */
+const LIB_MODULES = [
+  "lib/events/index.ts",
+  "lib/events/queue-sender.ts",
+  "lib/events/webhook-sender.ts",
+  "lib/app/webhooks.ts",
+];
+/** How often the queue is polled for messages; at most this many a poll (ReceiveMessage's 10). */
+const POLL_EVERY_MS = 100;
+const RECEIVE_MAX = 10;
+
+/**
+ * lib/'s modules built by esbuild, as the functions' bundles are, so the local path runs their
+ * code. Packages stay where they are installed, imported by absolute URL: a data: module resolves
+ * nothing relative to itself.
+ */
+async function loadLibCode() {
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  /** @type {esbuild.Plugin} */
+  const packagesInPlace = {
+    name: "packages-in-place",
+    setup: (build) =>
+      build.onResolve({ filter: /^[^./]/ }, ({ path }) => ({
+        path: import.meta.resolve(path),
+        external: true,
+      })),
+  };
+  const contents = LIB_MODULES.map((path) => `export * from "./${path}";`).join("\n");
+  const { outputFiles } = await esbuild.build({
+    stdin: { contents, resolveDir: root, loader: "ts" },
+    bundle: true,
+    write: false,
+    platform: "node",
+    format: "esm",
+    plugins: [packagesInPlace],
+  });
+  const source = Buffer.from(outputFiles?.[0]?.contents ?? []).toString("base64");
+  return /** @type {LibCode} */ (await import(`data:text/javascript;base64,${source}`));
 }
 
-/** The table's stream, turned on (new and old images) if it has none; fresh: just turned on. */
-async function ensureStream(/** @type {string} */ endpoint, /** @type {string} */ TableName) {
-  const client = localClient(endpoint);
-  try {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName }));
-    const arn = Table?.StreamSpecification?.StreamEnabled && Table.LatestStreamArn;
-    if (arn) return { arn, fresh: false };
-    const update = new UpdateTableCommand({
-      TableName,
-      StreamSpecification: { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" },
-    });
-    const { TableDescription } = await client.send(update);
-    return { arn: String(TableDescription?.LatestStreamArn), fresh: true };
-  } finally {
-    client.destroy();
-  }
+/** A message's event in a log line: its type, post, version and webhook-id. */
+function described(/** @type {LibCode} */ code, /** @type {SQSRecord} */ record) {
+  const event = JSON.parse(record.body);
+  return `event ${event.type} #${event.data.id} v${event.version} (${code.eventIdOf(event)})`;
 }
 
 /**
- * Starts reading the stream and delivering to the subscriber; `stop()` ends both.
+ * The stream function's step: a page's changes queued by queue-sender.ts, as on AWS. `handOn`
+ * answers a promise per record, settled by `settle` once its message has left the queue (a
+ * storage item's, which makes no message, at once).
+ */
+function streamStep(
+  /** @type {LibCode} */ code,
+  /** @type {LocalFifoQueue} */ queue,
+  /** @type {(line: string) => void} */ log,
+) {
+  /** Per stream record id (queue-sender.ts's deduplication id of its message), its settling. */
+  const waiting = new Map();
+  const client = {
+    send: async (/** @type {any} */ command) => queue.sendMessageBatch(command.input),
+  };
+  const target = {
+    url: "npm-start",
+    client: /** @type {SQSClient} */ (/** @type {unknown} */ (client)),
+  };
+  const handOn = async (/** @type {StreamRecord[]} */ records) => {
+    const changes = records.flatMap((record, at) => {
+      const event = code.eventFromRecord(record);
+      return event ? [{ at, record, event }] : [];
+    });
+    /** @type {Promise<unknown>[]} */
+    const done = records.map(() => Promise.resolve());
+    for (const { at, record } of changes) {
+      const id = record.eventID ?? record.dynamodb?.SequenceNumber;
+      done[at] = new Promise((resolve) => waiting.set(id, resolve));
+    }
+    const notQueued = await code.sendToQueue(target, changes, (message, fields) =>
+      log(`events: ${message} ${JSON.stringify(fields)}`),
+    );
+    // Never so: the local queue takes every message. Thrown, the page is read again.
+    if (notQueued !== undefined) throw new Error("the local queue refused a change");
+    return done;
+  };
+  const settle = (/** @type {SQSRecord} */ record) => {
+    const id = record.attributes.MessageDeduplicationId;
+    waiting.get(id)?.();
+    waiting.delete(id);
+  };
+  return { handOn, settle };
+}
+
+/**
+ * The delivery function's step: one message an invocation, as its event source mapping hands them
+ * (batchSize 1, serverless.yml), to lib/app/webhooks.ts's local composition of queue-delivery.ts;
+ * deleted unless reported failed, and all of it failed when the handler throws.
+ * @param {LibCode} code
+ * @param {LocalFifoQueue} queue
+ * @param {{ subscriber: { url: string, secrets: string[] }, schedule: RetrySchedule | undefined,
+ *   log: (line: string) => void }} options
+ */
+function deliveryStep(code, queue, { subscriber, schedule, log }) {
+  const deliver = code.localWebhookDelivery(subscriber, {
+    // The AWS function's ChangeMessageVisibility, on the local queue.
+    delay: async (record, seconds) => {
+      queue.changeVisibility(record.receiptHandle, seconds);
+      const next = Number(record.attributes.ApproximateReceiveCount) + 1;
+      log(`${described(code, record)}: try ${next} in ${seconds} s`);
+    },
+    log: (message, fields) => log(`${fields.webhookId}: ${message}: ${fields.detail}`),
+    retryDelayMs: schedule?.retryDelayMs,
+  });
+  return async (/** @type {SQSRecord} */ record) => {
+    const answer = await deliver([record]).catch((error) => {
+      log(`events: delivering failed: ${error}`);
+      return { batchItemFailures: [{ itemIdentifier: record.messageId }] };
+    });
+    const failed = answer.batchItemFailures.some(
+      ({ itemIdentifier }) => itemIdentifier === record.messageId,
+    );
+    if (!failed) queue.delete(record.receiptHandle);
+  };
+}
+
+/**
+ * Starts reading the stream and delivering to the subscriber; `stop()` ends both. `schedule`
+ * (retry-schedule.ts's by default) shortens the retries for a test, and `visibilityTimeoutMs`
+ * how long a message whose last try failed waits for its redrive.
  * @param {{ endpoint: string, tableName: string, positionFile: string, deadLetterFile: string,
- *   subscriber: { url: string, secrets: string[] }, log?: (line: string) => void }} options
+ *   subscriber: { url: string, secrets: string[] }, log?: (line: string) => void,
+ *   schedule?: RetrySchedule, visibilityTimeoutMs?: number }} options
  */
 export async function startLocalEvents(options) {
-  const { endpoint, subscriber, positionFile, deadLetterFile, log = console.log } = options;
-  const code = await loadEventsCode();
+  const { subscriber, deadLetterFile, log = console.log } = options;
+  const code = await loadLibCode();
   const refused = code.refusedUrl(subscriber.url, true);
   if (refused) throw new Error(`WEBHOOK_URL ${refused}`);
   for (const secret of subscriber.secrets) code.secretKey(secret);
-  const stream = await ensureStream(endpoint, options.tableName);
-  const streams = new streamsApi.DynamoDBStreamsClient({ ...LOCAL_SDK_SETTINGS, endpoint });
+  // Without a schedule given, queue-delivery.ts keeps its own, and the redrive its count of tries.
+  const { schedule } = options;
+  const removed = async (/** @type {SQSRecord} */ record, /** @type {string} */ how) => {
+    const tries = record.attributes.ApproximateReceiveCount;
+    if (how === "dead-lettered") {
+      await appendFile(deadLetterFile, `${JSON.stringify(record)}\n`);
+      log(`${described(code, record)}: dead-lettered to ${deadLetterFile} after ${tries} tries`);
+    } else log(`${described(code, record)}: done`);
+    stream.settle(record);
+  };
+  const queue = new LocalFifoQueue({
+    // Longer than one delivery may take (the sender's limit), so none is received twice at once.
+    visibilityTimeoutMs: options.visibilityTimeoutMs ?? 2 * code.DELIVERY_TIMEOUT_MS,
+    maxReceiveCount: (schedule ?? code).DELIVERY_ATTEMPTS,
+    onRemoved: (record, how) =>
+      void removed(record, how).catch((error) => log(`events: ${error.message}`)),
+  });
+  const stream = streamStep(code, queue, log);
+  const invoke = deliveryStep(code, queue, { subscriber, schedule, log });
+  const reader = await startStreamReader({ ...options, handOn: stream.handOn, log });
   const stopping = new AbortController();
-  const { signal } = stopping;
-  // A delivery queue per post: a post's event leaves once the one before it was done with, while
-  // posts do not wait for each other. An event resolves true once done with (delivered, 410 Gone,
-  // or dead-lettered), false when a stop ended its retries first.
-  /** @type {Map<number, Promise<boolean>>} */
-  const queues = new Map();
-  let gone = false;
-  const send = async (/** @type {PostEvent} */ event) => {
-    const id = code.eventIdOf(event);
-    const what = `event ${event.type} #${event.data.id} v${event.version} (${id})`;
-    const body = JSON.stringify(event);
-    for (let attempt = 1; !signal.aborted && !gone; attempt++) {
-      const outcome = await code.sendWebhook(subscriber, id, body, { local: true });
-      const delay = code.retryDelayMs(attempt);
-      if (outcome.result === "delivered") log(`${what}: delivered`);
-      else if (outcome.result === "gone") {
-        gone = true;
-        log(`${what}: the subscriber answered 410 Gone; no more deliveries to it`);
-      } else if (delay === undefined) {
-        await appendFile(deadLetterFile, `${JSON.stringify({ id, event })}\n`);
-        log(`${what}: ${outcome.detail}; dead-lettered to ${deadLetterFile}`);
-      } else {
-        log(`${what}: ${outcome.detail}; try ${attempt + 1} in ${delay / 1000} s`);
-        await sleep(delay, undefined, { signal }).catch(() => undefined);
-        continue;
-      }
-      return true;
-    }
-    return !signal.aborted;
-  };
-  const deliver = (/** @type {PostEvent} */ event) => {
-    const postId = event.data.id;
-    const done = (queues.get(postId) ?? Promise.resolve(true)).then((ok) => ok && send(event));
-    queues.set(postId, done);
-    void done.then(() => queues.get(postId) === done && queues.delete(postId));
-    return done;
-  };
-  // Every shard read in turn, parents before children. The position kept per shard is the last
-  // record before which everything was done with, so an event still waiting for a retry at a stop
-  // is read again on the next start.
-  const kept = existsSync(positionFile) ? JSON.parse(readFileSync(positionFile, "utf8")) : {};
-  /** @type {Record<string, string>} */
-  const doneUpTo = kept.stream === stream.arn ? kept.shards : {};
-  // Without a position, an older stream's records were seen by a run that kept none: skip them.
-  const startAt = kept.stream === stream.arn || stream.fresh ? "TRIM_HORIZON" : "LATEST";
-  /** @type {Map<string, { iterator?: string, closed?: boolean, pending: { seq: string, done: boolean }[] }>} */
-  const shards = new Map();
-  const readShard = async (/** @type {string} */ ShardId) => {
-    const shard = shards.get(ShardId) ?? { pending: [] };
-    shards.set(ShardId, shard);
-    if (shard.closed) return;
-    const settle = () => {
-      if (!shard.pending[0]?.done) return;
-      while (shard.pending[0]?.done) doneUpTo[ShardId] = String(shard.pending.shift()?.seq);
-      writeFileSync(positionFile, JSON.stringify({ stream: stream.arn, shards: doneUpTo }));
-    };
-    // After the last record read, of this run or (kept) of the last.
-    const after = shard.pending.at(-1)?.seq ?? doneUpTo[ShardId];
-    /** @type {streamsApi.ShardIteratorType} */
-    const ShardIteratorType = after ? "AFTER_SEQUENCE_NUMBER" : startAt;
-    const input = { StreamArn: stream.arn, ShardId, ShardIteratorType, SequenceNumber: after };
-    const iterator = new streamsApi.GetShardIteratorCommand(input);
-    shard.iterator ??= (await streams.send(iterator)).ShardIterator;
-    const read = new streamsApi.GetRecordsCommand({ ShardIterator: shard.iterator });
-    const page = await streams.send(read).catch((error) => {
-      // An iterator lives 15 minutes: take a new one from where reading got to.
-      if (error.name === "ExpiredIteratorException") shard.iterator = undefined;
-      throw error;
-    });
-    for (const record of page.Records ?? []) {
-      // The Lambda event carries the time in seconds.
-      const time = Number(record.dynamodb?.ApproximateCreationDateTime) / 1000;
-      const dynamodb = { ...record.dynamodb, ApproximateCreationDateTime: time };
-      const event = code.eventFromRecord(/** @type {any} */ ({ ...record, dynamodb }));
-      const entry = { seq: String(record.dynamodb?.SequenceNumber), done: !event };
-      shard.pending.push(entry);
-      if (event)
-        void deliver(event).then((done) => {
-          entry.done = done;
-          settle();
-        });
-    }
-    settle();
-    shard.iterator = page.NextShardIterator;
-    shard.closed = !page.NextShardIterator;
-  };
-  const readStream = async () => {
-    const describe = new streamsApi.DescribeStreamCommand({ StreamArn: stream.arn });
-    const { StreamDescription } = await streams.send(describe);
-    const start = (/** @type {streamsApi.Shard} */ shard) =>
-      BigInt(shard.SequenceNumberRange?.StartingSequenceNumber ?? 0);
-    const all = [...(StreamDescription?.Shards ?? [])].sort((a, b) => Number(start(a) - start(b)));
-    for (const shard of all) if (shard.ShardId) await readShard(shard.ShardId);
-  };
-  const loop = (async () => {
-    for (; !signal.aborted; await sleep(200)) {
-      await readStream().catch((/** @type {Error} */ error) => {
-        if (!signal.aborted) log(`events: reading the stream failed: ${error.message}`);
-      });
+  const polling = (async () => {
+    for (; !stopping.signal.aborted; await sleep(POLL_EVERY_MS)) {
+      for (const record of queue.receive(RECEIVE_MAX)) void invoke(record);
     }
   })();
   return {
     stop: async () => {
       stopping.abort();
-      await loop;
-      streams.destroy();
+      await Promise.all([polling, reader.stop()]);
     },
   };
 }

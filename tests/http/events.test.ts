@@ -1,12 +1,14 @@
 // Black-box: the API through serverless-offline, its table's stream read by the local event path
-// `npm start` runs (scripts/lib/local-events.mjs), and a webhook subscriber on loopback that
-// checks what it receives as any subscriber would: signatures, the contract, order, retries.
+// `npm start` runs (scripts/lib/local-events.mjs: the stream function's queueing and the delivery
+// function's batch handler over an in-process FIFO queue), with a short retry schedule, and a
+// webhook subscriber on loopback that checks what it receives as any subscriber would:
+// signatures, the contract, order, retries, the dead letter after the last try, a 410.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebhookVerificationError, verifyWebhook } from "../../client/webhooks.mjs";
 import { startDynamoDbLocal } from "../../scripts/lib/dynamodb-local.mjs";
 import { startLocalEvents } from "../../scripts/lib/local-events.mjs";
@@ -18,6 +20,12 @@ import { type Delivery, type Subscriber, startSubscriber } from "../helpers/webh
 const TIME_ZONE = "Asia/Kathmandu";
 process.env.TZ = TIME_ZONE;
 
+/** Two retries, a second apart: a third failed try is the last, then the message is dead-lettered. */
+const RETRY_DELAYS_MS = [1_000, 1_000];
+const SCHEDULE = {
+  retryDelayMs: (attempt: number) => RETRY_DELAYS_MS[attempt - 1],
+  DELIVERY_ATTEMPTS: RETRY_DELAYS_MS.length + 1,
+};
 const secret = `whsec_${randomBytes(24).toString("base64")}`;
 let api: Offline;
 let subscriber: Subscriber;
@@ -27,16 +35,27 @@ let folder: string;
 let db: Awaited<ReturnType<typeof startDynamoDbLocal>>;
 const logged: string[] = [];
 
-const startEvents = async () => {
+const deadLetterFile = () => join(folder, "dead-letters.jsonl");
+const startEvents = async (options: { visibilityTimeoutMs?: number } = {}) => {
   events = await startLocalEvents({
     endpoint: db.endpoint,
     tableName: api.table.tableName,
     positionFile: join(folder, "position.json"),
-    deadLetterFile: join(folder, "dead-letters.jsonl"),
+    deadLetterFile: deadLetterFile(),
     subscriber: { url: subscriber.url, secrets: [secret] },
     log: (line) => logged.push(line),
+    schedule: SCHEDULE,
+    ...options,
   });
 };
+/** The dead-letter file's messages, as the queue's redrive wrote them. */
+const deadLetters = (): { body: string; attributes: Record<string, string> }[] =>
+  existsSync(deadLetterFile())
+    ? readFileSync(deadLetterFile(), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
 
 beforeAll(async () => {
   // A DynamoDB Local of its own: on the run's shared one, which other files write to at the same
@@ -120,7 +139,7 @@ describe("webhook delivery", () => {
     expect(update?.version).toBe((create?.version ?? 0) + 1);
   });
 
-  it("retries a refused delivery with the same webhook-id within 10 s", async () => {
+  it("retries a refused delivery with the same webhook-id after the schedule's pause", async () => {
     const refusedOnce = new Set<string>();
     subscriber.answerWith((delivery) => {
       if (delivery.event.data.title !== "refused once") return 204;
@@ -134,6 +153,7 @@ describe("webhook delivery", () => {
     const [first, retry] = ofPost(created.body.id)(subscriber.deliveries) as [Delivery, Delivery];
     expect(retry.headers["webhook-id"]).toBe(first.headers["webhook-id"]);
     expect(retry.body).toBe(first.body);
+    expect(retry.at - first.at).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[0] as number);
     expect(retry.at - first.at).toBeLessThan(10_000);
     subscriber.answerWith(() => 204);
   });
@@ -167,18 +187,48 @@ describe("webhook delivery", () => {
     expect(new Set(versions).size).toBe(4);
   });
 
-  it("picks up after a restart where it stopped: no event replayed, none missed", async () => {
+  it("dead-letters an event after its last try, and its post's later event goes on", async () => {
+    // A short visibility timeout, so the message whose last try failed is soon redriven.
     await events?.stop();
+    await startEvents({ visibilityTimeoutMs: 300 });
+    subscriber.answerWith((delivery) => (delivery.event.data.title === "refused" ? 503 : 204));
+    const { id } = (await call("POST", "", { title: "refused", content: "c" })).body;
+    expect((await call("PUT", `/${id}`, { title: "taken" })).status).toBe(200);
+    await subscriber.waitFor((all) => ofPost(id)(all).some((d) => d.event.data.title === "taken"));
+    await vi.waitFor(() => expect(deadLetters()).toHaveLength(1), { timeout: 5_000 });
+    subscriber.answerWith(() => 204);
+    // Every try of the create, then the update: held back until the create was dead-lettered.
+    const tries = ofPost(id)(subscriber.deliveries);
+    const taken = tries.pop();
+    expect(tries.map((d) => d.event.type)).toEqual(
+      Array(SCHEDULE.DELIVERY_ATTEMPTS).fill("post.created"),
+    );
+    expect(taken?.event.type).toBe("post.updated");
+    expect(new Set(tries.map((d) => d.headers["webhook-id"])).size).toBe(1);
+    const [letter] = deadLetters();
+    expect(JSON.parse(letter?.body ?? "")).toEqual(tries[0]?.event);
+    expect(letter?.attributes.ApproximateReceiveCount).toBe(String(SCHEDULE.DELIVERY_ATTEMPTS));
+  });
+
+  it("picks up after a restart where it stopped: an event awaiting a retry sent again, no delivered one replayed, none missed", async () => {
+    subscriber.answerWith((delivery) => (delivery.event.data.title === "awaiting" ? 503 : 204));
+    const awaiting = (await call("POST", "", { title: "awaiting", content: "c" })).body.id;
+    await subscriber.waitFor((all) => ofPost(awaiting)(all).length === 1);
+    await events?.stop();
+    subscriber.answerWith(() => 204);
     const before = firstDeliveries(subscriber.deliveries).length;
-    const created = await call("POST", "", { title: "while stopped", content: "c" });
+    const created = (await call("POST", "", { title: "while stopped", content: "c" })).body.id;
     await startEvents();
-    await subscriber.waitFor((all) => ofPost(created.body.id)(all).length === 1);
+    await subscriber.waitFor(
+      (all) => ofPost(created)(all).length === 1 && ofPost(awaiting)(all).length === 2,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The event sent again carries its webhook-id: only the new post's counts as a first delivery.
     expect(firstDeliveries(subscriber.deliveries)).toHaveLength(before + 1);
   });
 
   it("signs every delivery per Standard Webhooks, and the contract holds every event", async () => {
-    expect(subscriber.deliveries.length).toBeGreaterThanOrEqual(11);
+    expect(subscriber.deliveries.length).toBeGreaterThanOrEqual(18);
     for (const delivery of subscriber.deliveries) {
       expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(delivery.event);
       expect(await verifyWebhook(secret, delivery.headers, delivery.body)).toEqual(delivery.event);
@@ -198,5 +248,22 @@ describe("webhook delivery", () => {
     await expect(verifyWebhook(otherSecret, delivery.headers, delivery.body)).rejects.toThrow(
       WebhookVerificationError,
     );
+  });
+
+  // Last: the subscriber is off delivery for the rest of this run.
+  it("takes the subscriber off delivery once it answers 410 Gone: no retry, no later event", async () => {
+    subscriber.answerWith(() => 410);
+    const gone = (await call("POST", "", { title: "gone", content: "c" })).body.id as number;
+    await subscriber.waitFor((all) => ofPost(gone)(all).length === 1);
+    const later = (await call("POST", "", { title: "later", content: "c" })).body.id as number;
+    // The later event's message is done with (deleted) without being sent.
+    await vi.waitFor(
+      () => expect(logged).toContainEqual(expect.stringMatching(`#${later} .*: done$`)),
+      { timeout: 10_000 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2 * (RETRY_DELAYS_MS[0] as number)));
+    expect(ofPost(gone)(subscriber.deliveries)).toHaveLength(1);
+    expect(ofPost(later)(subscriber.deliveries)).toEqual([]);
+    expect(deadLetters()).toHaveLength(1);
   });
 });
