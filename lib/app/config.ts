@@ -47,3 +47,37 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spendLimitUsd: parseSpendLimitUsd(env.SPEND_LIMIT_USD),
   };
 }
+
+/** What the guard is told by its environment (config/spend.cjs sets it). */
+export interface GuardConfig {
+  limitUsd: number;
+  restApiId: string;
+  stageName: string;
+  /** The stage's throttle when it serves: API_RATE_LIMIT and API_BURST_LIMIT. */
+  rateLimit: number;
+  burstLimit: number;
+  busName: string;
+  topicArn: string | undefined;
+  ledgerTable: string;
+  region: string;
+}
+
+/** GuardConfig from the environment; throws when the stage is not named. */
+export function readGuardConfig(env: NodeJS.ProcessEnv = process.env): GuardConfig {
+  const need = (name: string) => {
+    const value = env[name];
+    if (!value) throw new Error(`${name} is not set`);
+    return value;
+  };
+  return {
+    limitUsd: Number(need("SPEND_LIMIT_USD")),
+    restApiId: need("REST_API_ID"),
+    stageName: need("STAGE_NAME"),
+    rateLimit: Number(need("API_RATE_LIMIT")),
+    burstLimit: Number(need("API_BURST_LIMIT")),
+    busName: need("EVENT_BUS_NAME"),
+    topicArn: env.ALARM_TOPIC_ARN || undefined,
+    ledgerTable: need("IDEMPOTENCY_TABLE_NAME"),
+    region: env.AWS_REGION || "us-east-1",
+  };
+}

@@ -2,7 +2,7 @@
 // once a window (one atomic ADD that answers with the month's total), and knows from that answer
 // whether the stage is paused. It never fails a request: a ledger that does not answer leaves the
 // instance counting on its own, and its unsent usage still counts towards the pause.
-import { monthEnd, monthOf, secondsToMonthEnd } from "./calendar.js";
+import { type Pause, monthOf, pauseAt } from "./calendar.js";
 import {
   RATES,
   type Rates,
@@ -12,13 +12,9 @@ import {
   toNanoUsd,
   usageUsd,
 } from "./pricing.js";
+import { type LedgerTotals, ceilingNanoOf, isPaused, stageActions } from "./thresholds.js";
 
-/** The month's totals as the ledger holds them, in nano-dollars. */
-export interface LedgerTotals {
-  spentNano: number;
-  /** A ceiling `npm run resume` lifted this month to; the limit applies when absent or lower. */
-  ceilingNano?: number | undefined;
-}
+export type { LedgerTotals } from "./thresholds.js";
 
 /** Where every instance of a stage adds its usage: one item a month (lib/storage/spend-ledger.ts). */
 export interface SpendLedger {
@@ -27,13 +23,7 @@ export interface SpendLedger {
   add(month: string, usage: Usage, nanoUsd: number, limitNano: number): Promise<LedgerTotals>;
 }
 
-/** Why and until when the stage refuses requests. */
-export interface Pause {
-  limitUsd: number;
-  month: string;
-  resetsAt: Date;
-  retryAfterSeconds: number;
-}
+export type { Pause } from "./calendar.js";
 
 /** A threshold one flush crossed: the warning share of the limit, or the pause. */
 export interface Crossing {
@@ -58,8 +48,6 @@ export interface MeterOptions {
 }
 
 export const SPEND_WINDOW_MS = 10_000;
-/** The share of the limit at which a warning is sent, before the pause. */
-export const WARNING_SHARE = 0.8;
 /**
  * An instance tells the ledger early once its unsent usage passes this share of what the stage
  * had left when it last heard: near the limit, instances flush more often, so the overshoot shrinks
@@ -68,7 +56,7 @@ export const WARNING_SHARE = 0.8;
 export const EARLY_FLUSH_SHARE = 0.1;
 
 export class SpendMeter {
-  private readonly limitNano: number;
+  private readonly limitUsd: number;
   private readonly rates: Rates;
   private readonly windowMs: number;
   private readonly now: () => number;
@@ -78,7 +66,7 @@ export class SpendMeter {
   private lastSync = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: MeterOptions) {
-    this.limitNano = toNanoUsd(options.limitUsd);
+    this.limitUsd = options.limitUsd;
     this.rates = options.rates ?? RATES;
     this.windowMs = options.windowMs ?? SPEND_WINDOW_MS;
     this.now = options.now ?? Date.now;
@@ -101,7 +89,7 @@ export class SpendMeter {
    */
   async pause(): Promise<Pause | undefined> {
     if (this.pausedNow() && this.now() - this.lastSync >= this.windowMs) await this.flush();
-    return this.pausedNow() ? this.describe() : undefined;
+    return this.pausedNow() ? pauseAt(this.limitUsd, this.now()) : undefined;
   }
 
   /** Counts what a request used. */
@@ -116,7 +104,7 @@ export class SpendMeter {
 
   private due(): boolean {
     if (this.now() - this.lastSync >= this.windowMs) return true;
-    const left = this.ceilingNano(this.thisMonth()) - this.thisMonth().spentNano;
+    const left = ceilingNanoOf(this.thisMonth(), this.limitUsd) - this.thisMonth().spentNano;
     // A paused instance keeps to the window: its refusals cost little, and a write each would not.
     return left > 0 && this.unsentNano() >= left * EARLY_FLUSH_SHARE;
   }
@@ -128,8 +116,8 @@ export class SpendMeter {
     this.unsent = noUsage();
     this.lastSync = this.now();
     try {
-      const after = await this.options.ledger.add(month, sending, nano, this.limitNano);
-      this.tellCrossings(month, after.spentNano - nano, after);
+      const after = await this.options.ledger.add(month, sending, nano, toNanoUsd(this.limitUsd));
+      this.tellCrossings(month, { ...after, spentNano: after.spentNano - nano }, after);
       this.learn(month, after);
     } catch (error) {
       addUsage(this.unsent, sending);
@@ -145,11 +133,6 @@ export class SpendMeter {
     return toNanoUsd(usageUsd(this.unsent, this.rates));
   }
 
-  /** The month's ceiling: the limit, or a higher one a resume lifted it to. */
-  private ceilingNano(totals: LedgerTotals = this.known): number {
-    return Math.max(this.limitNano, totals.ceilingNano ?? 0);
-  }
-
   /** The totals known for the month it is now: last month's say nothing of this one. */
   private thisMonth(): LedgerTotals {
     return this.known.month === monthOf(this.now()) ? this.known : { spentNano: 0 };
@@ -157,36 +140,20 @@ export class SpendMeter {
 
   private pausedNow(): boolean {
     const totals = this.thisMonth();
-    return totals.spentNano + this.unsentNano() >= this.ceilingNano(totals);
+    return isPaused({ ...totals, spentNano: totals.spentNano + this.unsentNano() }, this.limitUsd);
   }
 
-  private describe(): Pause {
-    const time = this.now();
-    return {
-      limitUsd: this.options.limitUsd,
-      month: monthOf(time),
-      resetsAt: monthEnd(time),
-      retryAfterSeconds: secondsToMonthEnd(time),
-    };
-  }
-
-  /** Each threshold between the total before this add and after it, crossed by this add alone. */
-  private tellCrossings(month: string, before: number, after: LedgerTotals): void {
-    const ceiling = this.ceilingNano(after);
-    const thresholds = [
-      { kind: "warning" as const, at: ceiling - (1 - WARNING_SHARE) * this.limitNano },
-      { kind: "paused" as const, at: ceiling },
-    ];
-    for (const { kind, at } of thresholds) {
-      if (before < at && after.spentNano >= at) {
-        this.options.onCrossing?.({
-          kind,
-          month,
-          spentUsd: after.spentNano / 1e9,
-          ceilingUsd: ceiling / 1e9,
-          limitUsd: this.options.limitUsd,
-        });
-      }
+  /** The threshold this add alone crossed, if any: the warning share, or the pause. */
+  private tellCrossings(month: string, before: LedgerTotals, after: LedgerTotals): void {
+    for (const action of stageActions(before, after, this.limitUsd)) {
+      if (action === "resume") continue;
+      this.options.onCrossing?.({
+        kind: action === "pause" ? "paused" : "warning",
+        month,
+        spentUsd: after.spentNano / 1e9,
+        ceilingUsd: ceilingNanoOf(after, this.limitUsd) / 1e9,
+        limitUsd: this.limitUsd,
+      });
     }
   }
 }

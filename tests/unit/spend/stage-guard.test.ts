@@ -1,10 +1,11 @@
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBStreamEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { type GuardConfig, guardHandler, readGuardConfig } from "../../../lib/app/stage-guard.js";
+import { type GuardConfig, readGuardConfig } from "../../../lib/app/config.js";
+import { guardHandler } from "../../../lib/app/stage-guard.js";
 import { createLogger } from "../../../lib/http/logger.js";
 import type { LedgerTotals } from "../../../lib/spend/meter.js";
-import { stageActions } from "../../../lib/spend/stage-switch.js";
+import { stageActions } from "../../../lib/spend/thresholds.js";
 
 const usd = (n: number) => Math.round(n * 1e9);
 const at = (spent: number, ceiling?: number): LedgerTotals => ({

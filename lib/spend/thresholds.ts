@@ -1,9 +1,18 @@
-// What the stage's guard does when the month's ledger item changes: the same thresholds the
-// instances pause at (meter.ts), read from the item before and after one change, so each crossing
-// is acted on once, by the change that made it.
-import type { LedgerTotals } from "./meter.js";
-import { WARNING_SHARE } from "./meter.js";
+// The spending limit's thresholds, for the instances that pause (meter.ts) and the stage's guard
+// that throttles (lib/app/stage-guard.ts) alike: a month's ceiling, whether it is reached, and
+// what one change of the month's totals crossed, so each crossing is acted on once, by the change
+// that made it.
 import { toNanoUsd } from "./pricing.js";
+
+/** The month's totals as the ledger holds them, in nano-dollars. */
+export interface LedgerTotals {
+  spentNano: number;
+  /** A ceiling `npm run resume` lifted this month to; the limit applies when absent or lower. */
+  ceilingNano?: number | undefined;
+}
+
+/** The share of the limit at which a warning is sent, before the pause. */
+export const WARNING_SHARE = 0.8;
 
 /** What a change of the ledger asks of the stage. */
 export type StageAction = "warn" | "pause" | "resume";
