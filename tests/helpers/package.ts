@@ -1,4 +1,5 @@
-// Test helper: `serverless package` into a folder, offline, and the CloudFormation template it wrote.
+// Test helper: `serverless package` into a folder, offline, the CloudFormation template it wrote,
+// and what the tests read of that template.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { afterAll, beforeAll } from "vitest";
 import { serverlessBin } from "./offline.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -166,13 +168,8 @@ export async function runServerless(args: string[], env: NodeJS.ProcessEnv) {
   }
 }
 
-/** Packages the service into `dir` with the given environment; returns the update template. */
-export async function packageInto(dir: string, env: NodeJS.ProcessEnv): Promise<Template> {
-  return (await packageWithOutput(dir, env)).template;
-}
-
 /** Packages the service into `dir`; returns the update template and what the CLI printed. */
-export async function packageWithOutput(dir: string, env: NodeJS.ProcessEnv) {
+async function packageWithOutput(dir: string, env: NodeJS.ProcessEnv) {
   const { stdout, stderr } = await runServerless(
     ["package", "--package", dir, "--stage", "test"],
     env,
@@ -181,4 +178,73 @@ export async function packageWithOutput(dir: string, env: NodeJS.ProcessEnv) {
     await readFile(join(dir, "cloudformation-template-update-stack.json"), "utf8"),
   ) as Template;
   return { template, output: `${stdout}${stderr}` };
+}
+
+/** The five API functions' resource ids, list first; the stage's other functions answer no route. */
+export const API_FUNCTION_IDS = [
+  "ListPostsLambdaFunction",
+  "GetPostLambdaFunction",
+  "CreatePostLambdaFunction",
+  "UpdatePostLambdaFunction",
+  "DeletePostLambdaFunction",
+];
+
+/** A packaging: its update template, what the CLI printed and the folder holding its zips. */
+export interface Packaged {
+  template: Template;
+  output: string;
+  dir: string;
+}
+
+/**
+ * Packages the service once per configuration (each with exactly its settings, none from the
+ * shell) before the file's tests, all at once as each runs in its own copy of the service, and
+ * removes the packages after them. The answer is filled in before the first test runs.
+ */
+export function packagedBeforeAll<Name extends string>(
+  configurations: Record<Name, Record<string, string>>,
+): Record<Name, Packaged> {
+  const packages = {} as Record<Name, Packaged>;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    const names = Object.keys(configurations) as Name[];
+    await Promise.all(
+      names.map(async (name) => {
+        const dir = await mkdtemp(join(tmpdir(), "blog-post-package-"));
+        dirs.push(dir);
+        const packaged = await packageWithOutput(dir, templateEnv(configurations[name]));
+        packages[name] = { dir, ...packaged };
+      }),
+    );
+  });
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+  return packages;
+}
+
+/** The resources of `template` of `type`, as [id, resource] pairs. */
+export const ofType = (template: Template, type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** The path of an API Gateway resource, from its PathPart and its parents'. */
+export function resourcePath(template: Template, id: string): string {
+  const resource = template.Resources[id];
+  if (!resource) return "";
+  const parent = resource.Properties.ParentId as { Ref?: string };
+  const part = String(resource.Properties.PathPart);
+  return parent.Ref ? `${resourcePath(template, parent.Ref)}/${part}` : `/${part}`;
+}
+
+/** Each method of the REST API (the preflights' OPTIONS aside) by `VERB /path`. */
+export function methodsByRoute(template: Template): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(
+    ofType(template, "AWS::ApiGateway::Method")
+      .map(([, method]) => method.Properties)
+      .filter((method) => method.HttpMethod !== "OPTIONS")
+      .map((method) => {
+        const { Ref } = method.ResourceId as { Ref: string };
+        return [`${method.HttpMethod as string} ${resourcePath(template, Ref)}`, method];
+      }),
+  );
 }

@@ -1,50 +1,50 @@
-// The packaged template against CloudFormation's resource specification: every resource of a type
+// The packaged templates against CloudFormation's resource specification: every resource of a type
 // that exists, with only properties its type has, the required ones present, values of the right
-// type and among the allowed ones. A template that breaks any of these must be refused.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+// type and among the allowed ones, and none an empty string. A template that breaks any of these
+// must be refused.
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SpecDatabase } from "@aws-cdk/service-spec-types";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Template, loadSpec, specProblems } from "../helpers/cloudformation-spec.js";
-import { packageInto } from "../helpers/package.js";
+import { packagedBeforeAll } from "../helpers/package.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-let packageDir = "";
-let template: Template;
-let spec: SpecDatabase;
-
-beforeAll(async () => {
-  packageDir = await mkdtemp(join(tmpdir(), "blog-post-cfn-spec-"));
-  // Alarms, CORS, the user pool, access logs and tracing on (and the WAF limit by default), so
-  // their resources and properties are in the template too.
-  const env = {
-    ...process.env,
-    AUTH_ISSUER_URL: "",
+const packages = packagedBeforeAll({
+  defaults: {},
+  // Alarms, CORS, the user pool, access logs, tracing, the WAF limit and the webhooks' queue and
+  // function on, so their resources and properties are in the template too.
+  "every option": {
     AUTH_USER_POOL: "true",
     ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:blog-alarms",
     CORS_ORIGINS: "https://blog.example",
     ACCESS_LOGS: "true",
     TRACING: "true",
-    // The webhook queue, the stream's mapping and the delivery function.
+    WAF_RATE_LIMIT: "500",
     WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
-  };
-  const [loaded, packaged] = await Promise.all([loadSpec(), packageInto(packageDir, env)]);
-  spec = loaded;
-  template = packaged as Template;
+  },
 });
+const template = () => packages["every option"].template as Template;
 
-afterAll(async () => {
-  if (packageDir) await rm(packageDir, { recursive: true, force: true });
-});
+/** The paths of every property of `value` that holds an empty string. */
+function emptyStrings(value: unknown, path: string): string[] {
+  if (value === "") return [path];
+  if (Array.isArray(value)) return value.flatMap((item, i) => emptyStrings(item, `${path}[${i}]`));
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => emptyStrings(item, `${path}.${key}`));
+}
 
-const clone = (value: Template): Template => structuredClone(value);
+describe.each(["defaults", "every option"] as const)("the template packaged with %s", (name) => {
+  it("has every resource type and property as the specification defines them", async () => {
+    const packaged = packages[name].template as Template;
+    expect(Object.keys(packaged.Resources).length).toBeGreaterThan(20);
+    expect(specProblems(await loadSpec(), packaged)).toEqual([]);
+  });
 
-describe("the packaged template", () => {
-  it("has every resource type and property as the specification defines them", () => {
-    expect(Object.keys(template.Resources).length).toBeGreaterThan(20);
-    expect(specProblems(spec, template)).toEqual([]);
+  it("has no property holding an empty string", () => {
+    const empty = emptyStrings(packages[name].template.Resources, "Resources");
+    // Fn::Join's separator is an empty string by design, not a value AWS must have.
+    expect(empty.filter((path) => !/Fn::Join\[0\]$/.test(path))).toEqual([]);
   });
 });
 
@@ -53,7 +53,7 @@ describe("the check", () => {
     const fixture = JSON.parse(
       await readFile(join(root, "tests/packaging/fixtures/misspelt-property.json"), "utf8"),
     ) as Template;
-    expect(specProblems(spec, fixture)).toEqual([
+    expect(specProblems(await loadSpec(), fixture)).toEqual([
       "PostsTable.Properties.BilingMode: no such property",
     ]);
   });
@@ -99,10 +99,10 @@ describe("the check", () => {
       },
       problem: 'MemorySize: expected a number, got "a lot"',
     },
-  ])("refuses $name", ({ breakIt, problem }) => {
-    const broken = clone(template);
+  ])("refuses $name", async ({ breakIt, problem }) => {
+    const broken = structuredClone(template());
     breakIt(broken);
-    const problems = specProblems(spec, broken);
+    const problems = specProblems(await loadSpec(), broken);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(problem);
   });

@@ -1,71 +1,60 @@
-// Packaging tests: what config/rest-stage.cjs adds to the REST API's stage in the template: the
-// gateway's own answers in the service's shape, the per-client WAF limit, access logs and
-// tracing as settings, each checked on the packaged template.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Resource, type Template, packageInto, templateEnv } from "../helpers/package.js";
+// Packaging tests: the REST API's stage in the template (config/rest-stage.cjs), the settings that
+// shape every function (log level and retention, CORS), and the gateway's own answers in the
+// service's shape: with defaults only, and with every stage setting turned the other way.
+import { describe, expect, it } from "vitest";
+import {
+  API_FUNCTION_IDS,
+  type Resource,
+  type Template,
+  ofType,
+  packagedBeforeAll,
+} from "../helpers/package.js";
 
-const ORIGIN = "https://blog.example";
-let dirs: string[] = [];
-/** Defaults only; then every stage setting turned the other way. */
-let plain: Template;
-let configured: Template;
-
-beforeAll(async () => {
-  const package_ = async (settings: Record<string, string>) => {
-    const dir = await mkdtemp(join(tmpdir(), "blog-post-stage-"));
-    dirs.push(dir);
-    return packageInto(dir, templateEnv(settings));
-  };
-  [plain, configured] = await Promise.all([
-    package_({}),
-    package_({
-      CORS_ORIGINS: `${ORIGIN},https://admin.example`,
-      WAF_RATE_LIMIT: "500",
-      ACCESS_LOGS: "true",
-      TRACING: "true",
-      LOG_RETENTION_DAYS: "7",
-    }),
-  ]);
+const ORIGINS = "https://blog.example,https://admin.example";
+const packages = packagedBeforeAll({
+  plain: {},
+  configured: {
+    CORS_ORIGINS: ORIGINS,
+    WAF_RATE_LIMIT: "500",
+    ACCESS_LOGS: "true",
+    TRACING: "true",
+    LOG_RETENTION_DAYS: "7",
+    LOG_LEVEL: "error",
+  },
 });
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  dirs = [];
-});
-
-const ofType = (template: Template, type: string) =>
-  Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+const plain = () => packages.plain.template;
+const configured = () => packages.configured.template;
 const stage = (template: Template) => template.Resources.ApiGatewayStage as Resource;
+const functions = (template: Template) =>
+  ofType(template, "AWS::Lambda::Function").map(([id, fn]) => [id, fn.Properties] as const);
 
 describe("the stage", () => {
   it("is one explicit AWS::ApiGateway::Stage of the deployment, which names no stage itself", () => {
-    expect(ofType(plain, "AWS::ApiGateway::Stage")).toHaveLength(1);
-    const [[deploymentId, deployment] = []] = ofType(plain, "AWS::ApiGateway::Deployment");
+    expect(ofType(plain(), "AWS::ApiGateway::Stage")).toHaveLength(1);
+    const [[deploymentId, deployment] = []] = ofType(plain(), "AWS::ApiGateway::Deployment");
     expect(deployment?.Properties.StageName).toBeUndefined();
-    expect(stage(plain).Properties).toMatchObject({
+    expect(stage(plain()).Properties).toMatchObject({
       StageName: "test",
       RestApiId: { Ref: "ApiGatewayRestApi" },
       DeploymentId: { Ref: deploymentId },
     });
+    // Nor an empty resource policy on the REST API.
+    expect(plain().Resources.ApiGatewayRestApi?.Properties).not.toHaveProperty("Policy");
   });
 
   it("traces and logs access only when asked", () => {
-    expect(stage(plain).Properties.TracingEnabled).toBe(false);
-    expect(stage(plain).Properties.AccessLogSetting).toBeUndefined();
-    expect(ofType(plain, "AWS::ApiGateway::Account")).toEqual([]);
-    expect(stage(configured).Properties.TracingEnabled).toBe(true);
+    expect(stage(plain()).Properties.TracingEnabled).toBe(false);
+    expect(stage(plain()).Properties.AccessLogSetting).toBeUndefined();
+    expect(ofType(plain(), "AWS::ApiGateway::Account")).toEqual([]);
+    expect(stage(configured()).Properties.TracingEnabled).toBe(true);
   });
 
   it("writes JSON access lines that hold the request, never a body, header, token or query", () => {
-    const setting = stage(configured).Properties.AccessLogSetting as {
+    const setting = stage(configured()).Properties.AccessLogSetting as {
       DestinationArn: unknown;
       Format: string;
     };
-    expect(setting.DestinationArn).toEqual({
-      "Fn::GetAtt": ["ApiGatewayAccessLogGroup", "Arn"],
-    });
+    expect(setting.DestinationArn).toEqual({ "Fn::GetAtt": ["ApiGatewayAccessLogGroup", "Arn"] });
     const fields = JSON.parse(setting.Format) as Record<string, string>;
     expect(fields).toMatchObject({
       requestId: "$context.requestId",
@@ -77,23 +66,76 @@ describe("the stage", () => {
       expect(value).toMatch(/^\$context\.[A-Za-z.]+$/);
       expect(value).not.toMatch(/header|body|querystring|authorization|apiKey/i);
     }
-    expect(configured.Resources.ApiGatewayAccessLogGroup?.Properties.RetentionInDays).toBe(7);
   });
 
   it("sets the account's logging role for access logs, and keeps it when the stack goes", () => {
-    const account = configured.Resources.ApiGatewayAccount as Resource;
+    const account = configured().Resources.ApiGatewayAccount as Resource;
     expect(account.Properties.CloudWatchRoleArn).toEqual({
       "Fn::GetAtt": ["ApiGatewayLoggingRole", "Arn"],
     });
-    for (const kept of [account, configured.Resources.ApiGatewayLoggingRole]) {
+    for (const kept of [account, configured().Resources.ApiGatewayLoggingRole]) {
       // Replaced or removed alike: the account's role may serve other APIs of the account.
       expect(kept).toMatchObject({ DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain" });
     }
-    expect(stage(configured).DependsOn).toEqual(["ApiGatewayAccount"]);
+    expect(stage(configured()).DependsOn).toEqual(["ApiGatewayAccount"]);
+  });
+});
+
+describe("the settings every function shares", () => {
+  it("keeps every log group LOG_RETENTION_DAYS (30 by default): each function's, the access logs'", () => {
+    for (const [template, days, accessLogs] of [
+      [plain(), 30, 0],
+      [configured(), 7, 1],
+    ] as const) {
+      const groups = ofType(template, "AWS::Logs::LogGroup").map(([, group]) => group.Properties);
+      const retentions = groups.map((group) => group.RetentionInDays);
+      expect(retentions).toEqual(Array(functions(template).length + accessLogs).fill(days));
+    }
   });
 
-  it("has no empty resource policy on the REST API", () => {
-    expect(plain.Resources.ApiGatewayRestApi?.Properties).not.toHaveProperty("Policy");
+  it("has each function log in Lambda's JSON format at the level LOG_LEVEL sets", () => {
+    expect(functions(configured()).length).toBeGreaterThanOrEqual(5);
+    for (const [id, fn] of functions(configured())) {
+      expect(fn.LoggingConfig, id).toEqual({
+        LogFormat: "JSON",
+        ApplicationLogLevel: "ERROR",
+        SystemLogLevel: "INFO",
+      });
+    }
+  });
+
+  it("answers preflights only with CORS_ORIGINS, at the gateway, and hands the functions the list", () => {
+    const preflights = (template: Template) =>
+      ofType(template, "AWS::ApiGateway::Method")
+        .map(([, method]) => method.Properties)
+        .filter((method) => method.HttpMethod === "OPTIONS");
+    expect(preflights(plain())).toEqual([]);
+    // One preflight per path, answering the caller's origin when it is one of the list.
+    const answered = preflights(configured());
+    expect(answered).toHaveLength(2);
+    for (const preflight of answered) {
+      const integration = preflight.Integration as {
+        Type: string;
+        IntegrationResponses: {
+          ResponseParameters: Record<string, string>;
+          ResponseTemplates: Record<string, string>;
+        }[];
+      };
+      expect(integration.Type).toBe("MOCK");
+      const [response] = integration.IntegrationResponses;
+      expect(response?.ResponseParameters).toMatchObject({
+        "method.response.header.Access-Control-Allow-Origin": "'https://blog.example'",
+        "method.response.header.Access-Control-Allow-Headers":
+          "'Authorization,Content-Type,Idempotency-Key,If-None-Match'",
+      });
+      expect(response?.ResponseTemplates["application/json"]).toContain("admin[.]example");
+    }
+    // The functions add CORS to their own answers, from the same list.
+    for (const id of API_FUNCTION_IDS) {
+      const fn = configured().Resources[id]?.Properties;
+      const { Variables } = fn?.Environment as { Variables: Record<string, unknown> };
+      expect(Variables.CORS_ORIGINS, id).toBe(ORIGINS);
+    }
   });
 });
 
@@ -118,9 +160,12 @@ describe("the gateway's own answers", () => {
     ["THROTTLED", "429", "Too many requests: slow down and retry"],
     ["REQUEST_TOO_LARGE", "413", "Request too large for the API (10 MB at most)"],
   ])("%s answers %s with its detail as JSON", (type, status, detail) => {
-    const response = responses(plain)[type];
+    const response = responses(plain())[type];
     expect(response?.StatusCode).toBe(status);
-    expect(JSON.parse(response?.ResponseTemplates["application/json"] ?? "")).toEqual({ detail });
+    // The throttle's names the spending limit, when it is on (config/gateway-responses.cjs).
+    expect(JSON.parse(response?.ResponseTemplates["application/json"] ?? "")).toEqual({
+      detail: expect.stringContaining(detail),
+    });
     expect(response?.ResponseParameters).toMatchObject({
       "gatewayresponse.header.X-Content-Type-Options": "'nosniff'",
       "gatewayresponse.header.Cache-Control": "'no-store'",
@@ -129,7 +174,7 @@ describe("the gateway's own answers", () => {
 
   it("gives any other 4xx and 5xx the gateway's message as the detail", () => {
     for (const type of ["DEFAULT_4XX", "DEFAULT_5XX"]) {
-      const response = responses(plain)[type];
+      const response = responses(plain())[type];
       expect(response?.StatusCode).toBeUndefined();
       expect(response?.ResponseTemplates["application/json"]).toBe(
         '{"detail": $context.error.messageString}',
@@ -138,7 +183,7 @@ describe("the gateway's own answers", () => {
   });
 
   it("asks for a bearer token on a 401 and says when to retry on a 429", () => {
-    const all = responses(plain);
+    const all = responses(plain());
     expect(all.UNAUTHORIZED?.ResponseParameters["gatewayresponse.header.WWW-Authenticate"]).toBe(
       "'Bearer'",
     );
@@ -146,10 +191,10 @@ describe("the gateway's own answers", () => {
   });
 
   it("carry CORS only with CORS_ORIGINS: the caller's origin among several", () => {
-    for (const response of Object.values(responses(plain))) {
+    for (const response of Object.values(responses(plain()))) {
       expect(Object.keys(response.ResponseParameters).join()).not.toMatch(/Access-Control/);
     }
-    for (const response of Object.values(responses(configured))) {
+    for (const response of Object.values(responses(configured()))) {
       expect(response.ResponseParameters).toMatchObject({
         "gatewayresponse.header.Access-Control-Allow-Origin": "method.request.header.origin",
         "gatewayresponse.header.Vary": "'Origin'",
@@ -159,40 +204,38 @@ describe("the gateway's own answers", () => {
 });
 
 describe("the per-client limit (WAF)", () => {
-  const acl = (template: Template) => template.Resources.WebAcl as Resource;
+  const acl = () =>
+    configured().Resources.WebAcl?.Properties as {
+      Scope: string;
+      DefaultAction: unknown;
+      CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
+      Rules: {
+        Statement: unknown;
+        Action: { Block: { CustomResponse: Record<string, unknown> } };
+      }[];
+    };
 
   it("is off by default, billed by the month as it is: no web ACL, no association", () => {
-    expect(ofType(plain, "AWS::WAFv2::WebACL")).toEqual([]);
-    expect(ofType(plain, "AWS::WAFv2::WebACLAssociation")).toEqual([]);
+    const types = Object.values(plain().Resources).map((resource) => resource.Type);
+    expect(types.filter((type) => type.startsWith("AWS::WAFv2::"))).toEqual([]);
   });
 
   it("with WAF_RATE_LIMIT=500: one rate-based rule per client address, 500 a minute", () => {
-    const properties = acl(configured).Properties as {
-      Scope: string;
-      DefaultAction: unknown;
-      Rules: { Statement: unknown; Action: unknown }[];
-    };
-    expect(properties.Scope).toBe("REGIONAL");
-    expect(properties.DefaultAction).toEqual({ Allow: {} });
-    expect(properties.Rules).toHaveLength(1);
-    expect(properties.Rules[0]?.Statement).toEqual({
-      RateBasedStatement: { Limit: 500, EvaluationWindowSec: 60, AggregateKeyType: "IP" },
-    });
+    expect(acl()).toMatchObject({ Scope: "REGIONAL", DefaultAction: { Allow: {} } });
+    expect(acl().Rules.map((rule) => rule.Statement)).toEqual([
+      { RateBasedStatement: { Limit: 500, EvaluationWindowSec: 60, AggregateKeyType: "IP" } },
+    ]);
     // No managed rule group: their SQL and XSS rules would refuse posts that quote code.
-    expect(JSON.stringify(properties.Rules)).not.toContain("ManagedRuleGroupStatement");
+    expect(JSON.stringify(acl().Rules)).not.toContain("ManagedRuleGroupStatement");
   });
 
   it("answers a client over the limit 429 with a detail, never 403", () => {
-    const properties = acl(configured).Properties as {
-      CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
-      Rules: { Action: { Block: { CustomResponse: Record<string, unknown> } } }[];
-    };
-    const custom = properties.Rules[0]?.Action.Block.CustomResponse;
+    const custom = acl().Rules[0]?.Action.Block.CustomResponse;
     expect(custom).toMatchObject({
       ResponseCode: 429,
       ResponseHeaders: [{ Name: "Retry-After", Value: "60" }],
     });
-    const body = properties.CustomResponseBodies[custom?.CustomResponseBodyKey as string];
+    const body = acl().CustomResponseBodies[custom?.CustomResponseBodyKey as string];
     expect(body?.ContentType).toBe("APPLICATION_JSON");
     expect(JSON.parse(body?.Content ?? "")).toEqual({
       detail: "Too many requests from this address: at most 500 a minute; retry in a minute",
@@ -200,7 +243,7 @@ describe("the per-client limit (WAF)", () => {
   });
 
   it("is associated with this stage, once the stage exists", () => {
-    const association = configured.Resources.WebAclAssociation as Resource;
+    const association = configured().Resources.WebAclAssociation as Resource;
     expect(association.DependsOn).toEqual(["ApiGatewayStage"]);
     expect(association.Properties).toEqual({
       ResourceArn: {

@@ -1,18 +1,18 @@
-// Packaging tests: what `serverless package` would deploy (template, function zips), checked offline.
+// Packaging tests: what `serverless package` would deploy with default settings (template,
+// function zips), checked offline. The settings' effects are in the other files of this folder.
 import { COUNTER_ID } from "../../lib/storage/posts-table.js";
-import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, readdir, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handlerNames } from "../../scripts/build.mjs";
 import { LAMBDA_RUNTIME, RUNTIME_NODE_VERSION } from "../../scripts/runtime-node.mjs";
 import {
-  type Resource,
+  API_FUNCTION_IDS,
   type Template,
-  packageInto,
-  packageWithOutput,
-  templateEnv,
+  methodsByRoute,
+  ofType,
+  packagedBeforeAll,
 } from "../helpers/package.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -24,66 +24,51 @@ const DYNAMODB_ACTIONS = [
   "dynamodb:Scan",
   "dynamodb:UpdateItem",
 ];
+/** Each route and the bundle that answers it. */
+const ROUTES = {
+  "GET /api/post": "list-posts",
+  "POST /api/post": "create-post",
+  "GET /api/post/{post_pk}": "get-post",
+  "PUT /api/post/{post_pk}": "update-post",
+  "DELETE /api/post/{post_pk}": "delete-post",
+};
 
 interface FunctionProperties {
   Runtime: string;
   Handler: string;
   Code: { S3Key: string };
   Environment?: { Variables?: Record<string, unknown> };
+  LoggingConfig?: unknown;
+  Timeout?: number;
 }
-
 interface Statement {
   Effect: string;
   Action?: string | string[];
   NotAction?: unknown;
   Resource?: unknown;
+  Condition?: unknown;
+}
+interface Integration {
+  Type: string;
+  Uri: { "Fn::Join": [string, unknown[]] };
+  ResponseTransferMode?: string;
+  TimeoutInMillis?: number;
 }
 
-let packageDir = "";
-let configuredDir = "";
-let resources: Record<string, Resource> = {};
-/** The template packaged with an alarm topic and CORS origins set. */
-let configured: Template;
-let printed: string;
-const ALARM_TOPIC = "arn:aws:sns:us-east-1:123456789012:blog-alarms";
+// Defaults only: a developer's settings must not shape the default template.
+const packages = packagedBeforeAll({ plain: {} });
+const template = () => packages.plain.template;
+const resources = () => template().Resources;
 
-beforeAll(async () => {
-  packageDir = await mkdtemp(join(tmpdir(), "blog-post-package-"));
-  configuredDir = await mkdtemp(join(tmpdir(), "blog-post-package-configured-"));
-  // Defaults only: a developer's settings must not shape the default template.
-  const env = templateEnv();
-  const withOptions = templateEnv({
-    ALARM_TOPIC_ARN: ALARM_TOPIC,
-    CORS_ORIGINS: "https://blog.example",
-    LOG_LEVEL: "error",
-  });
-  const [plain, optioned] = await Promise.all([
-    packageWithOutput(packageDir, env),
-    packageInto(configuredDir, withOptions),
-  ]);
-  resources = plain.template.Resources;
-  printed = plain.output;
-  configured = optioned;
-});
-
-afterAll(async () => {
-  for (const dir of [packageDir, configuredDir]) {
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }
-});
-
-const ofType = (type: string) =>
-  Object.entries(resources).filter(([, resource]) => resource.Type === type);
-
-/** What the post events add (config/events.cjs): tests/packaging/events.test.ts checks them. */
-const EVENT_FUNCTIONS = ["PublishEventsLambdaFunction", "DeliverWebhooksLambdaFunction"];
-const EVENT_ZIPS = ["publishEvents.zip", "deliverWebhooks.zip"];
-
+/** Every function of the stage. */
+const allFunctions = () =>
+  ofType(template(), "AWS::Lambda::Function").map(
+    ([id, r]) => [id, r.Properties as unknown as FunctionProperties] as const,
+  );
 /** The API's functions. */
-const functions = () =>
-  ofType("AWS::Lambda::Function")
-    .filter(([id]) => !EVENT_FUNCTIONS.includes(id))
-    .map(([id, r]) => [id, r.Properties as unknown as FunctionProperties] as const);
+const functions = () => allFunctions().filter(([id]) => API_FUNCTION_IDS.includes(id));
+const functionProperties = (id: string) =>
+  resources()[id]?.Properties as unknown as FunctionProperties;
 
 /** Names and uncompressed sizes of a zip's entries, read from its central directory. */
 async function zipEntries(file: string): Promise<{ name: string; size: number }[]> {
@@ -112,90 +97,72 @@ const bundleOf = (handler: string) => /^dist\/([^/]+)\/index\.handler$/.exec(han
 
 describe("Lambda functions", () => {
   it("are exactly five, one per route's handler, on the runtime whose Node CI runs the suite on", () => {
-    const all = functions();
-    expect(all).toHaveLength(5);
     // The token authorizer's function is in a stage only with AUTH_ISSUER_URL, the pool's scope
-    // trigger only with AUTH_USER_POOL=true (security.test.ts).
-    const notRoutes = ["authorize-writes", "grant-scopes", "publish-events", "deliver-webhooks"];
+    // trigger only with AUTH_USER_POOL=true (security.test.ts); the post events' two and the
+    // spending limit's guard answer no route.
+    const notRoutes = [
+      "authorize-writes",
+      "grant-scopes",
+      "publish-events",
+      "deliver-webhooks",
+      "stage-guard",
+    ];
     const routeHandlers = handlerNames.filter((name) => !notRoutes.includes(name));
-    expect(all.map(([, fn]) => bundleOf(fn.Handler)).sort()).toEqual(routeHandlers.sort());
+    expect(
+      functions()
+        .map(([, fn]) => bundleOf(fn.Handler))
+        .sort(),
+    ).toEqual(routeHandlers.sort());
     expect(LAMBDA_RUNTIME).toBe(`nodejs${RUNTIME_NODE_VERSION.split(".")[0]}.x`);
-    for (const [id, fn] of all) expect(fn.Runtime, id).toBe(LAMBDA_RUNTIME);
+    for (const [id, fn] of allFunctions()) expect(fn.Runtime, id).toBe(LAMBDA_RUNTIME);
   });
 
-  it("each zip holds exactly its own bundle, as built", async () => {
-    const zips = (await readdir(packageDir)).filter(
-      (file) => file.endsWith(".zip") && !EVENT_ZIPS.includes(file),
-    );
-    expect(zips).toHaveLength(5);
-    for (const [id, fn] of functions()) {
+  it("each has a zip of its own that holds exactly its bundle, as built", async () => {
+    const zips = (await readdir(packages.plain.dir)).filter((file) => file.endsWith(".zip"));
+    expect(zips).toHaveLength(allFunctions().length);
+    for (const [id, fn] of allFunctions()) {
       const zip = basename(fn.Code.S3Key);
       expect(zips, id).toContain(zip);
       const bundle = `dist/${bundleOf(fn.Handler)}/index.mjs`;
       const built = await stat(join(root, bundle));
-      expect(await zipEntries(join(packageDir, zip)), id).toEqual([
+      expect(await zipEntries(join(packages.plain.dir, zip)), id).toEqual([
         { name: bundle, size: built.size },
       ]);
     }
   });
 
-  it("each logs in Lambda's JSON format at the level LOG_LEVEL sets (info by default)", () => {
-    const configuredFunctions = Object.entries(configured.Resources)
-      .filter(
-        ([id, resource]) =>
-          resource.Type === "AWS::Lambda::Function" && !EVENT_FUNCTIONS.includes(id),
-      )
-      .map(([, resource]) => resource);
-    for (const [template, level] of [
-      [functions().map(([, fn]) => fn as unknown as Record<string, unknown>), "INFO"],
-      [configuredFunctions.map((fn) => fn.Properties), "ERROR"],
-    ] as const) {
-      expect(template).toHaveLength(5);
-      for (const fn of template) {
-        expect(fn.LoggingConfig).toEqual({
-          LogFormat: "JSON",
-          ApplicationLogLevel: level,
-          SystemLogLevel: "INFO",
-        });
-      }
-    }
-  });
-
-  it("each has TABLE_NAME (the table's name) and TZ (UTC unless TIME_ZONE is set)", () => {
-    const tableName = resources.PostsTable?.Properties.TableName;
+  it("each logs JSON at info, has TABLE_NAME (the table's name) and TZ (UTC)", () => {
+    const tableName = resources().PostsTable?.Properties.TableName;
     expect(tableName).toEqual(expect.any(String));
     for (const [id, fn] of functions()) {
+      expect(fn.LoggingConfig, id).toEqual({
+        LogFormat: "JSON",
+        ApplicationLogLevel: "INFO",
+        SystemLogLevel: "INFO",
+      });
       expect(fn.Environment?.Variables, id).toMatchObject({ TABLE_NAME: tableName, TZ: "UTC" });
     }
   });
 });
 
-describe("PostsTable", () => {
-  it("is retained on stack deletion and replacement", () => {
-    expect(resources.PostsTable).toMatchObject({
-      Type: "AWS::DynamoDB::Table",
-      DeletionPolicy: "Retain",
-      UpdateReplacePolicy: "Retain",
-    });
-  });
-
-  it("is on-demand, with point-in-time recovery and a numeric hash key id", () => {
-    expect(resources.PostsTable?.Properties).toMatchObject({
+it("PostsTable is retained on deletion and replacement, on-demand, with point-in-time recovery", () => {
+  expect(resources().PostsTable).toMatchObject({
+    Type: "AWS::DynamoDB::Table",
+    DeletionPolicy: "Retain",
+    UpdateReplacePolicy: "Retain",
+    Properties: {
       BillingMode: "PAY_PER_REQUEST",
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
       AttributeDefinitions: [{ AttributeName: "id", AttributeType: "N" }],
-    });
+    },
   });
 });
 
 describe("IAM", () => {
   const statements = (): Statement[] =>
-    [
-      ...ofType("AWS::IAM::Role"),
-      ...ofType("AWS::IAM::Policy"),
-      ...ofType("AWS::IAM::ManagedPolicy"),
-    ]
+    ["AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"]
+      .flatMap((type) => ofType(template(), type))
       .flatMap(([, resource]) => {
         const props = resource.Properties as {
           Policies?: { PolicyDocument: { Statement: Statement[] } }[];
@@ -208,22 +175,20 @@ describe("IAM", () => {
       })
       .flatMap((document) => document.Statement);
   const actionsOf = (statement: Statement) => [statement.Action ?? []].flat();
-  /** The stream's reads by its event source mapping: tests/packaging/events.test.ts checks them. */
-  const readsStream = (statement: Statement) =>
-    JSON.stringify(statement.Resource) ===
-    JSON.stringify({ "Fn::GetAtt": ["PostsTable", "StreamArn"] });
-  const touchesDynamoDb = (statement: Statement) =>
-    !readsStream(statement) &&
-    actionsOf(statement).some(
-      (action) => action === "*" || action.toLowerCase().startsWith("dynamodb:"),
-    );
-
   const resourcesOf = (statement: Statement) => [statement.Resource ?? []].flat();
-  const arnOf = (table: string) => JSON.stringify({ "Fn::GetAtt": [table, "Arn"] });
+  /** A table stream's reads by an event source mapping: tests/packaging/events.test.ts checks them. */
+  const readsStream = (statement: Statement) =>
+    /^\{"Fn::GetAtt":\["\w+","StreamArn"\]\}$/.test(JSON.stringify(statement.Resource));
 
   it("grants only the item calls, Scan and BatchGetItem, only on this stack's tables", () => {
-    const tableArns = ofType("AWS::DynamoDB::Table").map(([id]) => arnOf(id));
-    const dynamo = statements().filter(touchesDynamoDb);
+    const tableArns = ofType(template(), "AWS::DynamoDB::Table").map(([id]) =>
+      JSON.stringify({ "Fn::GetAtt": [id, "Arn"] }),
+    );
+    const dynamo = statements().filter(
+      (statement) =>
+        !readsStream(statement) &&
+        actionsOf(statement).some((action) => action === "*" || /^dynamodb:/i.test(action)),
+    );
     expect(dynamo.length).toBeGreaterThan(0);
     for (const statement of dynamo) {
       expect(statement.Effect).toBe("Allow");
@@ -236,186 +201,30 @@ describe("IAM", () => {
     }
   });
 
-  it("grants on the posts table exactly the six actions the handlers use", () => {
-    const onPosts = statements()
-      .filter(touchesDynamoDb)
-      .filter((statement) =>
-        resourcesOf(statement).some((target) => JSON.stringify(target) === arnOf("PostsTable")),
-      );
-    expect([...new Set(onPosts.flatMap(actionsOf))].sort()).toEqual(DYNAMODB_ACTIONS);
-  });
-
   it("has no statement with NotAction, and no wildcard action", () => {
     for (const statement of statements()) {
       expect(statement.NotAction).toBeUndefined();
       expect(actionsOf(statement)).not.toContain("*");
     }
   });
-});
 
-/** The path of an API Gateway resource, from its PathPart and its parents'. */
-function resourcePath(id: string): string {
-  const resource = resources[id];
-  if (!resource) return "";
-  const parent = resource.Properties.ParentId as { Ref?: string };
-  const part = String(resource.Properties.PathPart);
-  return parent.Ref ? `${resourcePath(parent.Ref)}/${part}` : `/${part}`;
-}
-
-/** Each method of the REST API as `VERB /path`, with its integration. */
-const methods = () =>
-  ofType("AWS::ApiGateway::Method").map(([id, method]) => {
-    const { HttpMethod, ResourceId, Integration } = method.Properties as {
-      HttpMethod: string;
-      ResourceId: { Ref: string };
-      Integration: {
-        Type: string;
-        Uri: { "Fn::Join": [string, unknown[]] };
-        ResponseTransferMode?: string;
-        TimeoutInMillis?: number;
-      };
-    };
-    return { id, route: `${HttpMethod} ${resourcePath(ResourceId.Ref)}`, integration: Integration };
-  });
-
-/** The function an integration's URI names, and the URI's text with the function's place marked. */
-function integrationTarget(uri: { "Fn::Join": [string, unknown[]] }) {
-  const parts = uri["Fn::Join"][1];
-  const fn = parts.find(
-    (part) => typeof part === "object" && part !== null && "Fn::GetAtt" in part,
-  ) as { "Fn::GetAtt": [string, string] } | undefined;
-  const text = parts.map((part) => (typeof part === "string" ? part : "<ref>")).join("");
-  return { functionId: fn?.["Fn::GetAtt"][0], text };
-}
-
-describe("the REST API", () => {
-  it("is one regional AWS::ApiGateway::RestApi named for the stage, JSON bodies as bytes, no HTTP API", () => {
-    const apis = ofType("AWS::ApiGateway::RestApi");
-    expect(apis).toHaveLength(1);
-    expect(apis[0]?.[1].Properties).toEqual({
-      Name: "blog-post-api-test",
-      EndpointConfiguration: { Types: ["REGIONAL"] },
-      BinaryMediaTypes: ["application/json"],
-    });
-    expect(
-      Object.values(resources).filter((r) => r.Type.startsWith("AWS::ApiGatewayV2::")),
-    ).toEqual([]);
-  });
-
-  it.each([
-    { route: "GET /api/post", bundle: "list-posts" },
-    { route: "POST /api/post", bundle: "create-post" },
-    { route: "GET /api/post/{post_pk}", bundle: "get-post" },
-    { route: "PUT /api/post/{post_pk}", bundle: "update-post" },
-    { route: "DELETE /api/post/{post_pk}", bundle: "delete-post" },
-  ])("$route reaches $bundle through a Lambda proxy integration", ({ route, bundle }) => {
-    const method = methods().find((m) => m.route === route);
-    expect(method, route).toBeDefined();
-    expect(method?.integration.Type).toBe("AWS_PROXY");
-    const { functionId } = integrationTarget(method!.integration.Uri);
-    const fn = resources[functionId ?? ""];
-    expect(bundleOf((fn?.Properties as unknown as FunctionProperties).Handler)).toBe(bundle);
-  });
-
-  it("holds exactly the five methods", () => {
-    expect(
-      methods()
-        .map((m) => m.route)
-        .sort(),
-    ).toEqual([
-      "DELETE /api/post/{post_pk}",
-      "GET /api/post",
-      "GET /api/post/{post_pk}",
-      "POST /api/post",
-      "PUT /api/post/{post_pk}",
-    ]);
-  });
-
-  it("streams the list through Lambda's InvokeWithResponseStream, and only the list", () => {
-    for (const { route, integration } of methods()) {
-      const { text } = integrationTarget(integration.Uri);
-      if (route === "GET /api/post") {
-        expect(integration.ResponseTransferMode).toBe("STREAM");
-        expect(text).toMatch(
-          /:lambda:path\/2021-11-15\/functions\/<ref>\/response-streaming-invocations$/,
-        );
-      } else {
-        expect(integration.ResponseTransferMode, route).toBeUndefined();
-        expect(text, route).toMatch(/:lambda:path\/2015-03-31\/functions\/<ref>\/invocations$/);
-      }
-    }
-  });
-
-  it("waits for the streamed list as long as its function may run, the buffered routes 29 s", () => {
-    // A streamed integration's timeout bounds the whole stream (up to 15 minutes); unset, it is
-    // REST's 29 s, which would cut a large list off mid-stream.
-    for (const { id, route, integration } of methods()) {
-      const { functionId } = integrationTarget(integration.Uri);
-      const timeout = Number(
-        (resources[functionId ?? ""]?.Properties as { Timeout?: number }).Timeout,
-      );
-      if (route === "GET /api/post") {
-        expect(timeout, id).toBe(180);
-        expect(integration.TimeoutInMillis, route).toBeGreaterThanOrEqual(timeout * 1000);
-        expect(integration.TimeoutInMillis, route).toBeLessThanOrEqual(15 * 60 * 1000);
-      } else {
-        expect(integration.TimeoutInMillis, route).toBeUndefined();
-      }
-    }
-  });
-
-  it("lets API Gateway invoke each function, the streamed list included", () => {
-    // InvokeWithResponseStream "requires permission for the lambda:InvokeFunction action"
-    // (Lambda API reference, InvokeWithResponseStream): the same grant as a buffered invoke.
-    const granted = ofType("AWS::Lambda::Permission").map(([, p]) => p.Properties);
-    for (const [id] of functions()) {
-      const grant = granted.find(
-        (p) => (p.FunctionName as { "Fn::GetAtt": string[] })["Fn::GetAtt"][0] === id,
-      );
-      expect(grant, id).toMatchObject({
-        Action: "lambda:InvokeFunction",
-        Principal: "apigateway.amazonaws.com",
-      });
-      expect(JSON.stringify(grant?.SourceArn)).toContain('{"Ref":"ApiGatewayRestApi"}');
-    }
-  });
-
-  it("has no property holding an empty string", () => {
-    const empty: string[] = [];
-    const walk = (value: unknown, path: string) => {
-      if (value === "") empty.push(path);
-      else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
-      else if (typeof value === "object" && value !== null) {
-        for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
-      }
-    };
-    walk(resources, "Resources");
-    walk(configured.Resources, "configured.Resources");
-    // Fn::Join's separator is an empty string by design, not a value AWS must have.
-    expect(empty.filter((path) => !/Fn::Join\[0\]$/.test(path))).toEqual([]);
-  });
-});
-
-describe("least privilege per function", () => {
+  /** Each table a function's own role may act on, with the actions, a conditional grant apart. */
   const grants = (functionId: string) => {
-    const role = (resources[functionId]?.Properties as { Role?: { "Fn::GetAtt"?: string[] } })
-      .Role?.["Fn::GetAtt"]?.[0];
+    const role = (functionProperties(functionId) as { Role?: { "Fn::GetAtt"?: string[] } }).Role?.[
+      "Fn::GetAtt"
+    ]?.[0];
     expect(role, `${functionId} has a role of its own`).toBeDefined();
-    const policies = (
-      resources[role ?? ""]?.Properties as {
-        Policies: { PolicyDocument: { Statement: Statement[] } }[];
-      }
-    ).Policies;
+    const policies = resources()[role ?? ""]?.Properties.Policies as {
+      PolicyDocument: { Statement: Statement[] };
+    }[];
     const granted: Record<string, string[]> = {};
     for (const statement of policies.flatMap((p) => p.PolicyDocument.Statement)) {
-      for (const target of [statement.Resource ?? []].flat()) {
+      for (const target of resourcesOf(statement)) {
         const name = (target as { "Fn::GetAtt"?: string[] })["Fn::GetAtt"]?.[0];
         if (!name) continue;
-        // A grant with a condition is kept apart, under the condition it carries.
-        const condition = (statement as { Condition?: unknown }).Condition;
-        const table = condition ? `${name} if ${JSON.stringify(condition)}` : name;
-        const actions = [statement.Action ?? []].flat() as string[];
-        granted[table] = [...(granted[table] ?? []), ...actions].sort();
+        const { Condition } = statement;
+        const table = Condition ? `${name} if ${JSON.stringify(Condition)}` : name;
+        granted[table] = [...(granted[table] ?? []), ...actionsOf(statement)].sort();
       }
     }
     return granted;
@@ -453,24 +262,88 @@ describe("least privilege per function", () => {
   ])("%s may make only the DynamoDB calls its code makes", (functionId, expected) => {
     expect(grants(functionId)).toEqual(expected);
   });
+});
 
-  it("list cannot write, get cannot scan, delete cannot put", () => {
-    expect(grants("ListPostsLambdaFunction").PostsTable).not.toContain("dynamodb:PutItem");
-    expect(grants("ListPostsLambdaFunction").PostsTable).not.toContain("dynamodb:UpdateItem");
-    expect(grants("GetPostLambdaFunction").PostsTable).not.toContain("dynamodb:Scan");
-    expect(grants("DeletePostLambdaFunction").PostsTable).not.toContain("dynamodb:PutItem");
+describe("the REST API", () => {
+  const routes = () =>
+    Object.entries(methodsByRoute(template())).map(([route, method]) => {
+      const integration = method.Integration as Integration;
+      const parts = integration.Uri["Fn::Join"][1];
+      const target = parts.find(
+        (part) => typeof part === "object" && part !== null && "Fn::GetAtt" in part,
+      ) as { "Fn::GetAtt": [string, string] } | undefined;
+      // The URI's text, the function's place marked.
+      const uri = parts.map((part) => (typeof part === "string" ? part : "<ref>")).join("");
+      return { route, integration, functionId: target?.["Fn::GetAtt"][0] ?? "", uri };
+    });
+
+  it("is one regional AWS::ApiGateway::RestApi named for the stage, JSON bodies as bytes, no HTTP API", () => {
+    const apis = ofType(template(), "AWS::ApiGateway::RestApi");
+    expect(apis.map(([, api]) => api.Properties)).toEqual([
+      {
+        Name: "blog-post-api-test",
+        EndpointConfiguration: { Types: ["REGIONAL"] },
+        BinaryMediaTypes: ["application/json"],
+      },
+    ]);
+    const types = Object.values(resources()).map((r) => r.Type);
+    expect(types.filter((type) => type.startsWith("AWS::ApiGatewayV2::"))).toEqual([]);
+  });
+
+  it("holds exactly the five routes, each reaching its bundle through a Lambda proxy integration", () => {
+    const reached = routes().map(({ route, integration, functionId }) => {
+      expect(integration.Type, route).toBe("AWS_PROXY");
+      return [route, bundleOf(functionProperties(functionId).Handler)];
+    });
+    expect(Object.fromEntries(reached)).toEqual(ROUTES);
+  });
+
+  it("streams the list, and only the list, as long as its function may run; the others 29 s", () => {
+    // A streamed integration's timeout bounds the whole stream (up to 15 minutes); unset, it is
+    // REST's 29 s, which would cut a large list off mid-stream.
+    for (const { route, integration, functionId, uri } of routes()) {
+      const { ResponseTransferMode: mode, TimeoutInMillis: timeout } = integration;
+      if (route === "GET /api/post") {
+        expect(mode).toBe("STREAM");
+        expect(uri).toMatch(
+          /:lambda:path\/2021-11-15\/functions\/<ref>\/response-streaming-invocations$/,
+        );
+        expect(functionProperties(functionId).Timeout).toBe(180);
+        expect(timeout).toBeGreaterThanOrEqual(180 * 1000);
+        expect(timeout).toBeLessThanOrEqual(15 * 60 * 1000);
+      } else {
+        expect([mode, timeout], route).toEqual([undefined, undefined]);
+        expect(uri, route).toMatch(/:lambda:path\/2015-03-31\/functions\/<ref>\/invocations$/);
+      }
+    }
+  });
+
+  it("lets API Gateway invoke each function, the streamed list included", () => {
+    // InvokeWithResponseStream "requires permission for the lambda:InvokeFunction action"
+    // (Lambda API reference, InvokeWithResponseStream): the same grant as a buffered invoke.
+    const granted = ofType(template(), "AWS::Lambda::Permission").map(([, p]) => p.Properties);
+    for (const [id] of functions()) {
+      const grant = granted.find(
+        (p) => (p.FunctionName as { "Fn::GetAtt": string[] })["Fn::GetAtt"][0] === id,
+      );
+      expect(grant, id).toMatchObject({
+        Action: "lambda:InvokeFunction",
+        Principal: "apigateway.amazonaws.com",
+      });
+      expect(JSON.stringify(grant?.SourceArn)).toContain('{"Ref":"ApiGatewayRestApi"}');
+    }
   });
 });
 
 describe("what packaging says and makes beside the stack", () => {
   it("says where the template went", () => {
-    const template = join(packageDir, "cloudformation-template-update-stack.json");
-    expect(printed).toContain(`Template: ${template} (a zip per function beside it)`);
+    const file = join(packages.plain.dir, "cloudformation-template-update-stack.json");
+    expect(packages.plain.output).toContain(`Template: ${file} (a zip per function beside it)`);
   });
 
   it("blocks public access to the deployment bucket", async () => {
     const created = JSON.parse(
-      await readFile(join(packageDir, "cloudformation-template-create-stack.json"), "utf8"),
+      await readFile(join(packages.plain.dir, "cloudformation-template-create-stack.json"), "utf8"),
     ) as Template;
     expect(created.Resources.ServerlessDeploymentBucket?.Properties).toMatchObject({
       PublicAccessBlockConfiguration: {
@@ -481,93 +354,12 @@ describe("what packaging says and makes beside the stack", () => {
       },
     });
   });
-});
 
-describe("optional alarms and CORS", () => {
-  const alarms = (template: { Resources: Record<string, Resource> }) =>
-    Object.entries(template.Resources).filter(([, r]) => r.Type === "AWS::CloudWatch::Alarm");
-
-  it("without ALARM_TOPIC_ARN, there is no alarm but the events' dead letters', and no condition for one", () => {
-    expect(alarms({ Resources: resources }).map(([id]) => id)).toEqual(["EventsDeadLetterAlarm"]);
-    expect(resources.EventsDeadLetterAlarm?.Properties.AlarmActions).toBeUndefined();
-    expect(JSON.stringify(resources)).not.toContain("HasAlarmTopic");
-  });
-
-  it("with ALARM_TOPIC_ARN, the alarms notify that topic, with no always-true condition", () => {
-    expect(configured.Conditions?.HasAlarmTopic).toBeUndefined();
-    for (const [id, alarm] of alarms(configured)) expect(alarm.Condition, id).toBeUndefined();
-    const names = alarms(configured)
-      .map(([id]) => id)
-      .sort();
-    expect(names).toEqual([
-      "ApiLatencyAlarm",
-      "ApiServerErrorsAlarm",
-      "DynamoThrottlesAlarm",
-      "EventsDeadLetterAlarm",
-      "IdempotencyTableCapacityAlarm",
-      "LambdaErrorsAlarm",
-      "PostsTableCapacityAlarm",
-    ]);
-    for (const [, alarm] of alarms(configured)) {
-      expect(alarm.Properties.AlarmActions).toEqual([ALARM_TOPIC]);
-    }
-  });
-
-  it("alarms on p99 latency over 1,000 ms and on 80% of a table's ceiling by default", () => {
-    const alarmed = configured.Resources;
-    expect(alarmed.ApiLatencyAlarm?.Properties.Threshold).toBe(1000);
-    expect(alarmed.PostsTableCapacityAlarm?.Properties.Threshold).toBe(80);
-    const [percent] = alarmed.PostsTableCapacityAlarm?.Properties.Metrics as {
-      Expression: string;
-    }[];
-    expect(percent?.Expression).toBe("100 * MAX([reads / 60 / 1000, writes / 60 / 200])");
-  });
-
-  it("counts the list function's errors: the others' failures are the API's 5xx", () => {
-    expect(configured.Resources.LambdaErrorsAlarm?.Properties).toMatchObject({
-      Namespace: "AWS/Lambda",
-      MetricName: "Errors",
-      Dimensions: [{ Name: "FunctionName", Value: { Ref: "ListPostsLambdaFunction" } }],
-    });
-  });
-
-  it("has no CORS unless CORS_ORIGINS is set, and then only those origins", () => {
-    const preflights = (all: Record<string, Resource>) =>
-      Object.values(all).filter(
-        (r) => r.Type === "AWS::ApiGateway::Method" && r.Properties.HttpMethod === "OPTIONS",
-      );
-    expect(preflights(resources)).toEqual([]);
-    const answered = preflights(configured.Resources);
-    // One preflight per path, answered by the gateway itself.
-    expect(answered).toHaveLength(2);
-    for (const preflight of answered) {
-      const integration = preflight.Properties.Integration as {
-        Type: string;
-        IntegrationResponses: { ResponseParameters: Record<string, string> }[];
-      };
-      expect(integration.Type).toBe("MOCK");
-      const headers = integration.IntegrationResponses[0]?.ResponseParameters ?? {};
-      expect(headers["method.response.header.Access-Control-Allow-Origin"]).toBe(
-        "'https://blog.example'",
-      );
-      expect(headers["method.response.header.Access-Control-Allow-Headers"]).toBe(
-        "'Authorization,Content-Type,Idempotency-Key,If-None-Match'",
-      );
-    }
-    // The functions add CORS to their own answers, from the same list.
-    for (const fn of Object.values(configured.Resources).filter(
-      (r) => r.Type === "AWS::Lambda::Function",
-    )) {
-      expect((fn.Properties as unknown as FunctionProperties).Environment?.Variables).toMatchObject(
-        { CORS_ORIGINS: "https://blog.example" },
-      );
-    }
-  });
-
-  it("sets a log retention on every function's log group", () => {
-    const groups = Object.values(resources).filter((r) => r.Type === "AWS::Logs::LogGroup");
-    // The five API functions' and the events' publishing function's.
-    expect(groups).toHaveLength(6);
-    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
+  it("without ALARM_TOPIC_ARN, has no alarm but the events' dead letters', and no condition for one", () => {
+    // With a topic, every alarm notifies it: tests/packaging/dashboard.test.ts.
+    const alarms = ofType(template(), "AWS::CloudWatch::Alarm");
+    expect(alarms.map(([id]) => id)).toEqual(["EventsDeadLetterAlarm"]);
+    expect(resources().EventsDeadLetterAlarm?.Properties.AlarmActions).toBeUndefined();
+    expect(JSON.stringify(template())).not.toContain("HasAlarmTopic");
   });
 });

@@ -26,26 +26,10 @@ function run(script: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
 }
 
 describe("every command's skeleton", () => {
-  it("covers the commands people run", () => {
-    expect(commands.map(([name]) => name).sort()).toEqual(
-      [
-        "bench",
-        "build",
-        "cost",
-        "deploy",
-        "docs",
-        "export",
-        "import",
-        "listen",
-        "load",
-        "mutate",
-        "seed",
-        "smoke",
-        "start",
-        "token",
-        "webhook-secret",
-      ].sort(),
-    );
+  it("covers every command that runs a script of this repository", () => {
+    const scriptsRun = Object.entries(scripts).filter(([, line]) => /(scripts|bench)\//.test(line));
+    expect(commands.map(([name]) => name)).toEqual(scriptsRun.map(([name]) => name));
+    expect(commands.length).toBeGreaterThan(10);
   });
 
   it.each(commands)("npm run %s -- --help: its usage, exit code 0", async (_name, script) => {

@@ -1,15 +1,11 @@
 // `npm run cost` on packaged templates of the settings a stage is deployed with: what each costs
 // idle, its options and errors, and cfn-lint over each template (no error, warnings allowed).
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packageInto, templateEnv } from "../helpers/package.js";
+import { describe, expect, it } from "vitest";
+import { packagedBeforeAll } from "../helpers/package.js";
 import { runScript } from "../helpers/run-script.js";
-
-const TEMPLATE = "cloudformation-template-update-stack.json";
 
 /** Each variant: its settings and what it costs a month with no requests. */
 const VARIANTS: [string, Record<string, string>, number][] = [
@@ -29,59 +25,35 @@ const VARIANTS: [string, Record<string, string>, number][] = [
   ["the pool and the WAF limit", { AUTH_USER_POOL: "true", WAF_RATE_LIMIT: "500" }, 6],
 ];
 
-const folders: string[] = [];
-/** Each variant's packaged template file, by name. */
-const templates: Record<string, string> = {};
+const packages = packagedBeforeAll(
+  Object.fromEntries(VARIANTS.map(([name, settings]) => [name, settings])),
+);
+/** A variant's packaged template file. */
+const templateOf = (name: string) =>
+  join(packages[name]?.dir ?? "", "cloudformation-template-update-stack.json");
 
-beforeAll(async () => {
-  await Promise.all(
-    VARIANTS.map(async ([name, settings]) => {
-      const dir = await mkdtemp(join(tmpdir(), "blog-post-cost-"));
-      folders.push(dir);
-      await packageInto(dir, templateEnv(settings));
-      templates[name] = join(dir, TEMPLATE);
-    }),
-  );
-});
-afterAll(async () => {
-  for (const dir of folders) await rm(dir, { recursive: true, force: true });
-});
-
+// Its --help and an unknown flag: tests/scripts/commands.test.ts, as for every command.
 const cost = (args: string[]) => runScript("scripts/cost.mjs", args, process.env);
 
 describe("npm run cost", () => {
-  it("answers --help with its usage", async () => {
-    const { code, stdout, stderr } = await cost(["--help"]);
-    expect([code, stderr]).toEqual([0, ""]);
-    expect(stdout).toMatch(/^Usage: npm run cost /);
-  });
-
-  it("refuses an unknown flag in one line, exit code 2", async () => {
-    const { code, stdout, stderr } = await cost(["--bogus"]);
-    expect([code, stdout]).toEqual([2, ""]);
-    expect(stderr.trim().split("\n")).toEqual([expect.stringMatching(/^cost: .*'--bogus'/)]);
-  });
-
   it("refuses a file that is no template in one line, exit code 2", async () => {
     const { code, stderr } = await cost(["--template", "package.json"]);
     expect([code, stderr]).toEqual([2, "cost: package.json has no Resources\n"]);
   });
 
-  it.each(VARIANTS)(
-    "with %s, costs $%d a month idle, every resource priced",
-    async (name, _, usd) => {
-      const { code, stdout, stderr } = await cost(["--json", "--template", templates[name] ?? ""]);
+  it.each(VARIANTS.map(([name, , usd]) => ({ name, usd })))(
+    "with $name, costs USD $usd a month idle, every resource priced",
+    async ({ name, usd }) => {
+      const { code, stdout, stderr } = await cost(["--json", "--template", templateOf(name)]);
       expect([code, stderr]).toEqual([0, ""]);
       const priced = JSON.parse(stdout);
-      expect(Object.keys(priced)).toEqual(["idle", "perMillion", "unknown"]);
-      expect(priced.unknown).toEqual([]);
-      expect(priced.idle.totalUsd).toBe(usd);
+      expect(priced).toMatchObject({ unknown: [], idle: { totalUsd: usd } });
       expect(priced.perMillion.totalUsd).toBeGreaterThan(3.5);
     },
   );
 
   it("prints a table: the idle total, the requests' total, and what they assume", async () => {
-    const { code, stdout } = await cost(["--template", templates["the user pool"] ?? ""]);
+    const { code, stdout } = await cost(["--template", templateOf("the user pool")]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/\$0\.00 {2}idle total/);
     expect(stdout).toMatch(/\$\d+\.\d\d +\$\d+\.\d\d {2}total/);
@@ -101,7 +73,7 @@ if (skipLint) console.log("cost.test: cfn-lint is not on PATH (pip install cfn-l
 
 describe.skipIf(skipLint)("cfn-lint", () => {
   it("finds no error in any variant's template (one run over all of them)", async () => {
-    const files = VARIANTS.map(([name]) => templates[name] ?? "");
+    const files = VARIANTS.map(([name]) => templateOf(name));
     const { code, stdout } = await promisify(execFile)("cfn-lint", files).then(
       (done) => ({ ...done, code: 0 }),
       (failed: { code?: number; stdout?: string }) => ({

@@ -8,7 +8,6 @@ import { webhookHeaders } from "../../lib/events/signature.js";
 import { freePort } from "../../scripts/lib/ports.mjs";
 
 const script = fileURLToPath(new URL("../../scripts/listen.mjs", import.meta.url));
-const run = (args: string[]) => promisify(execFile)(process.execPath, [script, ...args]);
 const secret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
 const event = {
   type: "post.deleted",
@@ -64,13 +63,9 @@ describe("npm run listen", () => {
     await printed("refused msg_post3v9: no signature matches the body");
   });
 
-  it("prints a new secret, its usage, and one line for an unknown flag", async () => {
-    expect((await run(["--new-secret"])).stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
-    expect((await run(["--help"])).stdout).toContain("Usage: npm run listen");
-    const failed = run(["--bogus"]);
-    await expect(failed).rejects.toMatchObject({
-      code: 2,
-      stderr: expect.stringMatching(/^listen: .*--bogus.*\n$/),
-    });
+  // Its --help and an unknown flag: tests/scripts/commands.test.ts, as for every command.
+  it("prints a new secret", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [script, "--new-secret"]);
+    expect(stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
   });
 });

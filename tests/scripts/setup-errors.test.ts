@@ -1,7 +1,8 @@
 // What a person sees when the machine or the workspace is not ready: one message saying what to
 // do, a non-zero exit, no stack trace, and nothing left running.
 import { execFile, execFileSync } from "node:child_process";
-import { chmod, cp, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,36 +12,33 @@ import { freePort } from "../../scripts/lib/ports.mjs";
 import { DATA_VERSION_FILE, javaMajor } from "../../scripts/lib/setup-checks.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-let scratch = "";
+const scratch = mkdtempSync(join(tmpdir(), "blog-post-setup-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A file of the scratch folder holding `text`, in its folders; its path. */
+function scratchFile(path: string, text: string) {
+  const file = join(scratch, path);
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(file, text);
+  return file;
+}
+
 /** A PATH with node, npm and sh (npm runs scripts with it) but no java. */
-let withoutJava = "";
+const withoutJava = join(scratch, "bin-without-java");
 /** A PATH whose java reports version 11. */
-let withOldJava = "";
+const withOldJava = join(scratch, "bin-with-java-11");
+const npm = realpathSync(execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim());
+for (const dir of [withoutJava, withOldJava]) {
+  mkdirSync(dir);
+  symlinkSync(process.execPath, join(dir, "node"));
+  symlinkSync(npm, join(dir, "npm"));
+  symlinkSync("/bin/sh", join(dir, "sh"));
+}
+const java11 = `echo 'openjdk version "11.0.22" 2024-01-16' >&2\necho 'OpenJDK Runtime Environment' >&2`;
+chmodSync(scratchFile("bin-with-java-11/java", `#!/bin/sh\n${java11}\n`), 0o755);
 
-beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), "blog-post-setup-"));
-  withoutJava = join(scratch, "bin-without-java");
-  withOldJava = join(scratch, "bin-with-java-11");
-  const npm = await realpath(
-    execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim(),
-  );
-  for (const dir of [withoutJava, withOldJava]) {
-    await mkdir(dir);
-    await symlink(process.execPath, join(dir, "node"));
-    await symlink(npm, join(dir, "npm"));
-    await symlink("/bin/sh", join(dir, "sh"));
-  }
-  const fakeJava = join(withOldJava, "java");
-  await writeFile(
-    fakeJava,
-    `#!/bin/sh\necho 'openjdk version "11.0.22" 2024-01-16' >&2\necho 'OpenJDK Runtime Environment' >&2\n`,
-  );
-  await chmod(fakeJava, 0o755);
-});
-
-afterAll(async () => {
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+/** A port a server of the test's own holds while npm start is asked to use it. */
+const heldPort = await freePort();
 
 interface Outcome {
   code: number | null;
@@ -67,11 +65,11 @@ async function start(env: NodeJS.ProcessEnv = {}, cwd = root) {
     LAMBDA_PORT: String(await freePort()),
     DYNAMODB_PORT: String(await freePort()),
     DYNAMODB_DATA_DIR: join(scratch, `data-${Math.random().toString(36).slice(2)}`),
+    ...env,
   };
   const outcome = await run(process.execPath, [join(cwd, "scripts/start.mjs")], {
     ...process.env,
     ...settings,
-    ...env,
   });
   return { ...outcome, settings };
 }
@@ -141,76 +139,66 @@ describe("without Java 17", () => {
 });
 
 describe("npm start refuses, before starting anything", () => {
-  let holder: Server;
-  let heldPort = 0;
-  beforeAll(async () => {
-    heldPort = await freePort();
-    holder = createServer();
-    await new Promise<void>((resolve) => holder.listen(heldPort, "127.0.0.1", resolve));
-  });
+  const holder: Server = createServer();
+  beforeAll(() => new Promise<void>((resolve) => holder.listen(heldPort, "127.0.0.1", resolve)));
   afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const otherBuild = scratchFile(
+    `data-other-build/${DATA_VERSION_FILE}`,
+    "dynamodb_local_2023-12-14",
+  );
 
-  it("when an AUTH_* setting is incomplete", async () => {
-    const outcome = await start({ AUTH_ISSUER_URL: "https://issuer.example" });
-    expectOneCleanMessage(outcome, /AUTH_AUDIENCE must name at least one audience/);
+  // An incomplete setting's wording is its module's unit test; here, that npm start stops on it.
+  it.each([
+    [
+      "an AUTH_* setting is incomplete",
+      { AUTH_ISSUER_URL: "https://issuer.example" },
+      [/AUTH_AUDIENCE/],
+    ],
+    [
+      "AUTH_USER_POOL=true asks for a pool only a deployment has",
+      { AUTH_USER_POOL: "true" },
+      [
+        /AUTH_USER_POOL=true creates a Cognito user pool when a stage is deployed/,
+        /AUTH_ISSUER_URL=/,
+      ],
+    ],
+    ["the API port is taken", { PORT: String(heldPort) }, [/Port \d+ is already in use/, /PORT=/]],
+    [
+      "the DynamoDB Local port is taken",
+      { DYNAMODB_PORT: String(heldPort) },
+      [/already in use/, /DYNAMODB_PORT=/],
+    ],
+    [
+      "the data folder is a file",
+      { DYNAMODB_DATA_DIR: scratchFile("data-as-file", "") },
+      [/is a file/, /mv /],
+    ],
+    [
+      "another DynamoDB Local build wrote the data",
+      { DYNAMODB_DATA_DIR: join(otherBuild, "..") },
+      [/written by DynamoDB Local dynamodb_local_2023-12-14/, /mv /],
+    ],
+  ])("when %s", async (_, settings, phrases) => {
+    const outcome = await start(settings);
+    expectOneCleanMessage(outcome, ...phrases);
     expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
-  });
-
-  it("when AUTH_USER_POOL=true asks for a pool only a deployment has", async () => {
-    const outcome = await start({ AUTH_USER_POOL: "true" });
-    expectOneCleanMessage(
-      outcome,
-      /AUTH_USER_POOL=true creates a Cognito user pool when a stage is deployed/,
-      /AUTH_ISSUER_URL=/,
-    );
-    expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
-  });
-
-  it("when the API port is taken", async () => {
-    const outcome = await start({ PORT: String(heldPort) });
-    expectOneCleanMessage(outcome, new RegExp(`Port ${heldPort} is already in use`), /PORT=/);
-    expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
-  });
-
-  it("when the DynamoDB Local port is taken", async () => {
-    const outcome = await start({ DYNAMODB_PORT: String(heldPort) });
-    expectOneCleanMessage(outcome, /already in use/, /DYNAMODB_PORT=/);
-  });
-
-  it("when the data folder is a file", async () => {
-    const file = join(scratch, "data-as-file");
-    await writeFile(file, "not a folder");
-    const outcome = await start({ DYNAMODB_DATA_DIR: file });
-    expectOneCleanMessage(outcome, /is a file/, /mv /);
-  });
-
-  it("when another DynamoDB Local build wrote the data", async () => {
-    const dir = join(scratch, "data-other-build");
-    await mkdir(dir);
-    await writeFile(join(dir, DATA_VERSION_FILE), "dynamodb_local_2023-12-14\n");
-    const outcome = await start({ DYNAMODB_DATA_DIR: dir });
-    expectOneCleanMessage(outcome, /written by DynamoDB Local dynamodb_local_2023-12-14/, /mv /);
   });
 
   it("when npm install has not run", async () => {
     const bare = join(scratch, "checkout-without-packages");
-    await cp(join(root, "scripts"), join(bare, "scripts"), { recursive: true });
-    await cp(join(root, "config"), join(bare, "config"), { recursive: true });
-    // The settings' check reads the webhook address rule where the functions do.
-    await cp(join(root, "lib"), join(bare, "lib"), { recursive: true });
-    await cp(join(root, "package.json"), join(bare, "package.json"));
-    const outcome = await start({}, bare);
-    expectOneCleanMessage(outcome, /not installed/, /npm install/);
+    // The settings' check reads the webhook address rule where the functions do (lib/).
+    for (const path of ["scripts", "config", "lib", "package.json"]) {
+      cpSync(join(root, path), join(bare, path), { recursive: true });
+    }
+    expectOneCleanMessage(await start({}, bare), /not installed/, /npm install/);
   });
 });
 
 describe("npm start stops DynamoDB Local again", () => {
   it("when the data in the folder cannot be read", async () => {
-    const dir = join(scratch, "data-damaged");
-    await mkdir(dir);
-    await writeFile(join(dir, "shared-local-instance.db"), "this is not an SQLite database\n");
-    const outcome = await start({ DYNAMODB_DATA_DIR: dir });
+    const data = scratchFile("data-damaged/shared-local-instance.db", "not an SQLite database\n");
+    const outcome = await start({ DYNAMODB_DATA_DIR: join(data, "..") });
     expectOneCleanMessage(outcome, /cannot use the data in/, /mv /);
-    expect(await running(dir)).toBe(false);
+    expect(await running(join(data, ".."))).toBe(false);
   }, 180_000);
 });
