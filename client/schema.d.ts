@@ -257,6 +257,8 @@ export interface components {
          *     the per-client limit of the web application firewall (one address over WAF_RATE_LIMIT
          *     requests a minute; `Retry-After: 60`; it carries no CORS headers). Answered before any
          *     function runs; nothing was read or written, so the request can be sent again as it is.
+         *     On AWS a stage paused at its spending limit (see `503`) is throttled too, and then this
+         *     429's `detail` names the limit.
          */
         TooManyRequests: {
             headers: {
@@ -268,11 +270,35 @@ export interface components {
             };
         };
         /**
+         * @description The stage is paused: its cost this month reached its spending limit (SPEND_LIMIT_USD),
+         *     and every route that reaches a function answers 503, without carrying out the request,
+         *     until the month ends (UTC) or the limit is raised. `detail` names the limit and when it
+         *     resets. A 503 without `Retry-After` is instead API Gateway's own failure (see `5XX`).
+         */
+        Paused: {
+            headers: {
+                /**
+                 * @description Whole seconds until the month ends (UTC) and the pause lifts, up to 2678400 (31 days):
+                 *     a client should not send the request again before then.
+                 */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "This stage has reached its spending limit of $10.00 for 2026-11 (UTC) and is paused until 2026-12-01 00:00 UTC, or until its owner resumes it"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description API Gateway's own answer when the function gave none it could pass on: 502 after the
-         *     function crashed or ran out of its time, 503 or 504 when the gateway itself failed. The
-         *     body carries API Gateway's message. What the request did is unknown, so send again only
-         *     what is safe to repeat: a GET, a DELETE, a PUT of the same fields, or a POST with its
-         *     Idempotency-Key.
+         *     function crashed or ran out of its time, 503 or 504 when the gateway itself failed (a
+         *     503 with `Retry-After` is a paused stage's answer instead, under `503`). The body carries
+         *     API Gateway's message. What the request did is unknown, so send again only what is safe
+         *     to repeat: a GET, a DELETE, a PUT of the same fields, or a POST with its Idempotency-Key.
          */
         GatewayFailure: {
             headers: {
@@ -350,6 +376,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["Paused"];
             "5XX": components["responses"]["GatewayFailure"];
         };
     };
@@ -436,6 +463,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["Paused"];
             "5XX": components["responses"]["GatewayFailure"];
         };
     };
@@ -485,6 +513,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["Paused"];
             "5XX": components["responses"]["GatewayFailure"];
         };
     };
@@ -530,6 +559,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["Paused"];
             "5XX": components["responses"]["GatewayFailure"];
         };
     };
@@ -562,6 +592,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["Paused"];
             "5XX": components["responses"]["GatewayFailure"];
         };
     };

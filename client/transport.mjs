@@ -1,6 +1,7 @@
 // The one fetch every call goes through: the bearer token, a time limit per attempt, and a
 // polite retry of what is safe to send again (429, 5xx, a create still in progress, no answer), with capped exponential
-// backoff and full jitter that honours Retry-After. A failure leaves here as a BlogClientError.
+// backoff and full jitter that honours Retry-After; a 503 asking for a longer wait than the
+// longest pause is final. A failure leaves here as a BlogClientError.
 import { NotJsonError, UnreachableError } from "./errors.mjs";
 
 /**
@@ -8,7 +9,8 @@ import { NotJsonError, UnreachableError } from "./errors.mjs";
  * @property {number} attempts Attempts per call, the first included; 1 sends once.
  * @property {number} baseDelayMs The first pause's ceiling; each later one doubles.
  * @property {number} maxDelayMs The longest pause between attempts.
- * @property {number} maxRetryAfterMs The longest Retry-After honoured as it is.
+ * @property {number} maxRetryAfterMs The longest Retry-After honoured as it is: a 503 asking
+ *   for longer is final, any other answer asking for longer is sent again after this long.
  *
  * @typedef {object} TransportOptions
  * @property {string | (() => string | undefined | Promise<string | undefined>)} [token]
@@ -75,6 +77,16 @@ const transient = (/** @type {Response} */ response) =>
   (response.status === 409 && response.headers.has("retry-after"));
 
 /**
+ * A 503 whose Retry-After is past the longest pause: a stage paused at its spending limit, which
+ * lifts at the month's end. No retry within one call would outlast it, so the answer is final.
+ */
+const pausedBeyond = (
+  /** @type {Response} */ response,
+  /** @type {number | undefined} */ asked,
+  /** @type {RetryPolicy} */ policy,
+) => response.status === 503 && asked !== undefined && asked > policy.maxRetryAfterMs;
+
+/**
  * A create may be sent again only with its Idempotency-Key: the service then answers the first
  * outcome instead of making a second post. Every other operation is safe to repeat as it is.
  */
@@ -122,10 +134,10 @@ export function transport(/** @type {TransportOptions} */ options = {}) {
         continue;
       }
       clearTimeout(timer);
-      if (transient(response) && !last) {
+      const asked = retryAfterMs(response.headers.get("retry-after"));
+      if (transient(response) && !last && !pausedBeyond(response, asked, policy)) {
         // An answer already cut off cannot be cancelled; it is sent again all the same.
         await response.body?.cancel().catch(() => undefined);
-        const asked = retryAfterMs(response.headers.get("retry-after"));
         await pause(attempt, `answered ${response.status}`, asked);
         continue;
       }

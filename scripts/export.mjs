@@ -19,8 +19,8 @@ Options:
   -h, --help              this text
 
 Exit codes: 0 every post written; 1 some posts could not be (a local time the zone skips), the
-others written; 2 nothing written (bad option or zone, an unreachable service, a refused token),
-with one line saying why.`;
+others written; 2 nothing written (bad option or zone, an unreachable service, a refused token, a
+paused stage), with one line saying why.`;
 
 /** @param {{ from: string, zone: string, out?: string, token?: string }} options */
 async function run(options) {

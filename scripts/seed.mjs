@@ -14,7 +14,8 @@ Options:
   --token T    a bearer token, for a service whose writes need one (default $API_TOKEN)
   -h, --help   this text
 
-Exit codes: 0 every sample is there; 1 one was refused; 2 the service cannot be reached.`;
+Exit codes: 0 every sample is there; 1 one was refused; 2 the service cannot be reached, refused
+the token or is paused (its spending limit reached), with one line saying why.`;
 
 const samples = /** @type {const} */ ([
   ["Hello, world", "The first post on this blog."],

@@ -11,7 +11,7 @@ import { StopError, importWithPackages } from "./cli.mjs";
 /**
  * A client of the service at `url`; `name` says which in messages ("The target"), `retries`
  * counts the calls sent again. A call is tried 8 times by default, after each Retry-After or
- * backoff, so that a service under load is waited for.
+ * backoff, so that a service under load is waited for; a paused stage is not (see isPaused).
  * @param {string} url
  * @param {{ name: string, token?: string, attempts?: number, timeoutMs?: number }} options
  * @returns {Promise<Service>}
@@ -30,7 +30,7 @@ export async function connect(url, { name, token, attempts = 8, timeoutMs }) {
 
 /**
  * Runs `call` on the service; a failure no later call could get past (nothing answers, it is not
- * a service of this API, the token is missing or refused) becomes a StopError.
+ * a service of this API, the token is missing or refused, the stage is paused) becomes a StopError.
  * @template T
  * @param {Service} service
  * @param {(blog: BlogClient) => Promise<T>} call
@@ -50,16 +50,24 @@ export async function using(service, call) {
         `${name} answered ${error.method} ${error.url} with ${status}a body that is not JSON: is it a service of this API?`,
       );
     }
-    if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) throw error;
+    if (!(error instanceof ApiError)) throw error;
+    const { status, method, url } = error;
+    const answered = `${name} ${root} answered ${status} to ${method} ${new URL(url).pathname}`;
+    if (isPaused(error)) throw new StopError(`${answered}: ${error.detail}`);
+    if (status !== 401 && status !== 403) throw error;
     const why = token
       ? "the token was refused (expired, or without the write scope?)"
       : "it needs a token: pass --token T or set API_TOKEN";
-    const { status, method, url } = error;
-    throw new StopError(
-      `${name} ${root} answered ${status} to ${method} ${new URL(url).pathname}: ${why}`,
-    );
+    throw new StopError(`${answered}: ${why}`);
   }
 }
+
+/**
+ * Whether `error` is a paused stage's answer: a 503 that says when to come back (Retry-After, at
+ * the month's end), still there after the client's retries. Every later call would get the same.
+ */
+export const isPaused = (/** @type {unknown} */ error) =>
+  error instanceof ApiError && error.status === 503 && error.response.headers.has("retry-after");
 
 /** Whether `error` is the service's answer with this status (404, 409 …). */
 export const isAnswer = (/** @type {unknown} */ error, /** @type {number} */ status) =>

@@ -3,7 +3,7 @@
 import { JSONParser } from "@streamparser/json";
 import pMap from "p-map";
 import { UnreachableError } from "../../../client/errors.mjs";
-import { connect, isAnswer, reasonOf, using } from "../api.mjs";
+import { connect, isAnswer, isPaused, reasonOf, using } from "../api.mjs";
 import { StopError, progress } from "../cli.mjs";
 import { clockOf } from "./source.mjs";
 
@@ -62,11 +62,14 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     return { results, target };
   }
 
-  // One call sent once, so that a target nothing answers on stops the run at once, rather than
-  // after every create has spent its retries. Any answer will do: the creates say what it means.
+  // One call sent once, so that a target nothing answers on, or a paused one, stops the run at
+  // once, rather than after every create has spent its retries. Any other answer will do: the
+  // creates say what it means.
   const probe = await connect(to, { token, name: "The target", attempts: 1 });
   await probe.blog.getPost(1).catch(async (/** @type {unknown} */ error) => {
-    if (error instanceof UnreachableError) await using(probe, () => Promise.reject(error));
+    if (error instanceof UnreachableError || isPaused(error)) {
+      await using(probe, () => Promise.reject(error));
+    }
   });
   const bar = progress(source.posts.length, "posts");
   /** @returns {Promise<Result>} */

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../../../client/errors.mjs";
+import { isPaused } from "../api.mjs";
 import { ZonedClock } from "../zoned-time.mjs";
 
 /**
@@ -92,7 +93,8 @@ function listHolds(list, post, /** @type {string} */ what) {
 async function refused(ctx, call, what, want, detail) {
   const error = await call.then(
     (made) => void remember(ctx, made),
-    (thrown) => (thrown instanceof ApiError ? thrown : Promise.reject(thrown)),
+    // A paused stage refuses everything alike: that is no answer to this check, and halts the run.
+    (thrown) => (thrown instanceof ApiError && !isPaused(thrown) ? thrown : Promise.reject(thrown)),
   );
   assert(error || detail === undefined, `${what} succeeded`);
   if (!error) return false;
@@ -281,8 +283,10 @@ export async function runSteps(/** @type {SmokeContext} */ ctx) {
       else if (!ctx.signal.aborted) {
         failed += 1;
         // An answer that broke a rule fails this step; no answer at all (nothing listening, not
-        // this API) fails every later one too. The client's message names the request.
-        if (!(error instanceof assert.AssertionError || error instanceof ApiError)) {
+        // this API) or a paused stage's fails every later one too. The client's message names
+        // the request, and a paused stage's `detail` the limit.
+        if (isPaused(error)) ctx.halt = "the stage is paused";
+        else if (!(error instanceof assert.AssertionError || error instanceof ApiError)) {
           ctx.halt = "the service did not answer";
         }
         console.log(`FAIL  ${name}: ${/** @type {Error} */ (error).message}`);

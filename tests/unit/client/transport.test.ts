@@ -1,8 +1,9 @@
 // Unit: the client's retries: Retry-After read as seconds or a date, a backoff that doubles its
-// ceiling up to the maximum, jittered below it, and which answers are sent again, over a fetch
-// that answers as scripted (a real service cannot be made to answer a 409 in progress at will).
+// ceiling up to the maximum, jittered below it, and which answers are sent again (not a paused
+// stage's 503), over a fetch that answers as scripted (a real service cannot be made to answer a
+// 409 in progress at will).
 import { describe, expect, it } from "vitest";
-import { createBlogClient } from "../../../client/index.mjs";
+import { type ApiError, createBlogClient } from "../../../client/index.mjs";
 import { DEFAULT_RETRY, backoffMs, retryAfterMs } from "../../../client/transport.mjs";
 
 describe("Retry-After and backoff", () => {
@@ -64,6 +65,29 @@ describe("what is sent again", () => {
     });
     expect(sent).toHaveLength(1);
   });
+
+  // A stage paused at its spending limit answers 503 with the seconds left in the month.
+  const maxSeconds = DEFAULT_RETRY.maxRetryAfterMs / 1000;
+  const monthAway = new Date(Date.now() + 31 * 86_400_000).toUTCString();
+  it.each([
+    ["2678400 s, a paused stage's month", "2678400", ["503 answer 1", 1]],
+    ["a date a month away", monthAway, ["503 answer 1", 1]],
+    ["a second past the longest pause", String(maxSeconds + 1), ["503 answer 1", 1]],
+    ["0 s", "0", [200, 2]],
+    ["none", undefined, [200, 2]],
+  ])(
+    "a 503 whose Retry-After is %s: final, or sent again",
+    async (_label, retryAfter, expected) => {
+      const headers: Record<string, string> =
+        retryAfter === undefined ? {} : { "retry-after": retryAfter };
+      const { blog, sent } = scripted([503, headers], [200]);
+      const outcome = await blog.getPost(1).then(
+        (read) => read.response.status,
+        (error: ApiError) => `${error.status} ${error.detail}`,
+      );
+      expect([outcome, sent.length]).toEqual(expected);
+    },
+  );
 
   it("not after the caller aborts: a pause of a minute ends with the abort", async () => {
     const { blog, sent } = scripted([503, { "retry-after": "60" }], [200]);

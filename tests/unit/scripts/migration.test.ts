@@ -1,10 +1,12 @@
 // Unit: the parts of `npm run import` and `npm run export` that need no service: local times of a
 // zone across daylight saving changes, ISO offsets, the identity check behind "already there", and
-// how a copy tells "created" from "already there" (against a server in the test's process).
+// how a copy tells "created" from "already there", and that a paused target stops it (against a
+// server in the test's process).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
 import { describe, expect, it } from "vitest";
+import { StopError } from "../../../scripts/lib/cli.mjs";
 import { copyPosts, differences } from "../../../scripts/lib/migration/copy.mjs";
 import { ZonedClock, isoWithOffset } from "../../../scripts/lib/zoned-time.mjs";
 
@@ -162,4 +164,46 @@ describe("copyPosts", () => {
       service.close();
     }
   });
+
+  // The probe (GET) is sent once; a create would be retried by the client were it not final.
+  it.each([
+    ["every request", "GET /api/post/1", 1],
+    ["the creates", "POST /api/post", 2],
+  ])(
+    "stops at once on a target paused at its spending limit for %s, with its detail",
+    async (_label, refused, requests) => {
+      const detail = "Paused: the spending limit of 50 USD is reached; it resumes on 1 December";
+      const seen: string[] = [];
+      const server = createServer((request, response) => {
+        seen.push(`${request.method} ${request.url}`);
+        if (request.method === "GET" && refused.startsWith("POST")) {
+          return response.writeHead(404, { "content-type": "application/json" }).end("{}");
+        }
+        const headers = { "content-type": "application/json", "retry-after": "2678400" };
+        response.writeHead(503, headers).end(JSON.stringify({ detail }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      try {
+        const to = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const posts = [1, 2].map((id) => ({
+          id,
+          title: "t",
+          content: "c",
+          created_at: null,
+          updated_at: null,
+        }));
+        const source = { posts, failed: [], ambiguous: [], source: "test" };
+        const options = { to, toZone: "UTC", concurrency: 1, dryRun: false };
+        const stopped: unknown = await copyPosts(source, options).catch((error) => error);
+        expect(stopped).toBeInstanceOf(StopError);
+        expect(stopped).toMatchObject({
+          message: `The target ${to} answered 503 to ${refused}: ${detail}`,
+          exitCode: 2,
+        });
+        expect(seen).toHaveLength(requests);
+      } finally {
+        server.close();
+      }
+    },
+  );
 });
