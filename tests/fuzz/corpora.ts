@@ -3,145 +3,74 @@
 
 /** Characters that break naive text handling: controls, NUL, lone surrogates, astral, bidi, combining. */
 export const EDGE_CHARACTERS = [
-  "\u0000",
-  "\u0001",
-  "\u001f",
-  "\u007f",
-  "\u0085",
-  "\t",
-  "\n",
-  "\r",
-  '"',
-  "\\",
-  "/",
-  "'",
-  "\u00e9",
-  "e\u0301",
-  "\u0301",
-  "\u0336\u0336\u0336",
-  "\u200b",
-  "\u200d",
-  "\u200e",
-  "\u200f",
-  "\u202e",
-  "\u2066",
-  "\u2028",
-  "\u2029",
-  "\ufeff",
-  "\ufffd",
-  "\ufffe",
-  "\uffff",
-  "\ud800",
-  "\udbff",
-  "\udc00",
-  "\udfff",
-  "\udfff\ud800",
-  "\u{1f600}",
-  "\u{1f469}\u200d\u{1f4bb}",
-  "\u{1f1fa}\u{1f1f8}",
-  "\u{10ffff}",
-  "\u{1d11e}",
-  "\u0628",
-  "\u05d0",
-  "\uff19",
-  "\u0663",
-  "%00",
-  "${title}",
-  ":updated_at",
-  "#title",
-  "<script>",
-  "' OR '1'='1",
+  // Controls, and the characters JSON or a shell quotes.
+  ...["\u0000", "\u0001", "\u001f", "\u007f", "\u0085", "\t", "\n", "\r", '"', "\\", "/", "'"],
+  // Combining, zero-width, bidi and line separators, byte-order marks, non-characters.
+  ...["\u00e9", "e\u0301", "\u0301", "\u0336\u0336\u0336", "\u200b", "\u200d", "\u200e"],
+  ...["\u200f", "\u202e", "\u2066", "\u2028", "\u2029", "\ufeff", "\ufffd", "\ufffe", "\uffff"],
+  // Lone and reversed surrogates.
+  ...["\ud800", "\udbff", "\udc00", "\udfff", "\udfff\ud800"],
+  // Astral: emoji, a ZWJ sequence, a flag, the last code point, a musical symbol.
+  ...["\u{1f600}", "\u{1f469}\u200d\u{1f4bb}", "\u{1f1fa}\u{1f1f8}", "\u{10ffff}", "\u{1d11e}"],
+  // Right-to-left letters, digits of other scripts.
+  ...["\u0628", "\u05d0", "\uff19", "\u0663"],
+  // Text that means something to an encoder, a template, DynamoDB's expressions or SQL.
+  ...["%00", "${title}", ":updated_at", "#title", "<script>", "' OR '1'='1"],
 ];
+
+/** Each text repeated as often as the limit allows, and once more. */
+const aroundLimit = (fits: [text: string, times: number][]) =>
+  fits.flatMap(([text, times]) => [text.repeat(times), text.repeat(times + 1)]);
 
 /** Titles around the 100-code-point limit, in one- and two-unit characters. */
-export const TITLE_BOUNDARY = [
-  "x".repeat(100),
-  "x".repeat(101),
-  "\u{1f600}".repeat(100),
-  "\u{1f600}".repeat(101),
-  "e\u0301".repeat(50),
-  "e\u0301".repeat(51),
-  "\u0628".repeat(100),
-  "\u0000".repeat(100),
-  "\u0000".repeat(101),
-];
+export const TITLE_BOUNDARY = aroundLimit([
+  ["x", 100],
+  ["\u{1f600}", 100],
+  ["e\u0301", 50],
+  ["\u0628", 100],
+  ["\u0000", 100],
+]);
 
 /** Contents around the 300,000-byte (UTF-8) bound, in 1-, 2-, 3- and 4-byte characters. */
-export const CONTENT_BOUNDARY = [
-  "x".repeat(300_000),
-  "x".repeat(300_001),
-  "\u00e9".repeat(150_000),
-  "\u00e9".repeat(150_001),
-  "\u20ac".repeat(100_000),
-  "\u20ac".repeat(100_001),
-  "\u{1f600}".repeat(75_000),
-  "\u{1f600}".repeat(75_001),
-];
+export const CONTENT_BOUNDARY = aroundLimit([
+  ["x", 300_000],
+  ["\u00e9", 150_000],
+  ["\u20ac", 100_000],
+  ["\u{1f600}", 75_000],
+]);
 
 /** Timestamps the rulings accept (read with TZ=UTC): null, `YYYY-DD-MM HH:MM:SS`, ISO 8601 with an offset. */
 export const VALID_TIMESTAMPS: readonly (string | null)[] = [
   null,
-  "2026-04-03 15:06:07",
-  "2024-29-02 12:00:00",
-  "1970-01-01 00:00:00",
-  "9998-31-12 23:59:59",
-  "0001-01-01 00:00:00",
-  "2026-03-04T15:06:07Z",
-  "2026-03-04T15:06:07.123Z",
-  "2026-03-04T15:06:07+05:30",
-  "2026-03-04T15:06:07.5-08:00",
-  "2000-02-29T23:59:59+00:00",
-  "2026-03-04T15:06Z",
-  "2026-03-04T15:06:07.123456789+01:00",
-  "0001-01-01T01:30:00+01:00",
+  ...["2026-04-03 15:06:07", "2024-29-02 12:00:00", "1970-01-01 00:00:00"],
+  ...["9998-31-12 23:59:59", "0001-01-01 00:00:00"],
+  ...["2026-03-04T15:06:07Z", "2026-03-04T15:06:07.123Z", "2026-03-04T15:06:07+05:30"],
+  ...["2026-03-04T15:06:07.5-08:00", "2000-02-29T23:59:59+00:00", "2026-03-04T15:06Z"],
+  ...["2026-03-04T15:06:07.123456789+01:00", "0001-01-01T01:30:00+01:00"],
 ];
 
 /** Values the rulings reject for `created_at` / `updated_at` (400). */
 export const INVALID_TIMESTAMPS: readonly unknown[] = [
-  "",
-  " ",
-  "now",
-  "2026-01-13 00:00:00",
-  "2026-32-01 00:00:00",
-  "2025-29-02 00:00:00",
-  "2026-00-01 00:00:00",
-  "2026-04-03 24:00:00",
-  "2026-04-03 15:60:00",
-  "2026-04-03 15:06:60",
-  "2026-4-3 15:06:07",
-  " 2026-04-03 15:06:07",
-  "2026-04-03 15:06:07 ",
-  "2026-04-03 15:06:07\u0000",
-  "2026-04-03T15:06:07",
-  "2026-03-04T15:06:07+25:00",
-  "2026-02-30T00:00:00Z",
-  "2026-13-01T00:00:00Z",
+  ...["", " ", "now"],
+  // Out of range: month 13, day 32, 29 February of 2025, month 0, hour 24, minute or second 60.
+  ...["2026-01-13 00:00:00", "2026-32-01 00:00:00", "2025-29-02 00:00:00", "2026-00-01 00:00:00"],
+  ...["2026-04-03 24:00:00", "2026-04-03 15:60:00", "2026-04-03 15:06:60"],
+  // Nearly the service's format: unpadded, spaces around, a trailing NUL, no offset.
+  ...["2026-4-3 15:06:07", " 2026-04-03 15:06:07", "2026-04-03 15:06:07 "],
+  ...["2026-04-03 15:06:07\u0000", "2026-04-03T15:06:07"],
+  ...["2026-03-04T15:06:07+25:00", "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z"],
   // A year that some zone would show outside 0000-9999.
-  "9999-31-12 23:59:59",
-  "0000-01-01T00:00:00Z",
-  "0001-01-01T00:30:00+01:00",
-  "9998-12-31T23:30:00-01:00",
+  ...["9999-31-12 23:59:59", "0000-01-01T00:00:00Z"],
+  ...["0001-01-01T00:30:00+01:00", "9998-12-31T23:30:00-01:00"],
   // ISO 8601 forms outside the one accepted: basic format, lower case, comma fractions, hour 24,
   // offsets without a colon or minutes, ten fraction digits, expanded years, other date formats.
-  "20260304T150607Z",
-  "2026-03-04t15:06:07z",
-  "2026-03-04T15:06:07,5Z",
-  "2026-03-04T24:00:00Z",
-  "2026-03-04T15:06:07+0530",
-  "2026-03-04T15:06:07+05",
-  "2026-03-04T15:06:07.Z",
-  "2026-03-04T15:06:07.1234567890Z",
-  "+002026-03-04T15:06:07Z",
-  "2026-03-04 15:06:07Z",
-  "2026-03-04",
-  "Wed, 04 Mar 2026 15:06:07 GMT",
+  ...["20260304T150607Z", "2026-03-04t15:06:07z", "2026-03-04T15:06:07,5Z"],
+  ...["2026-03-04T24:00:00Z", "2026-03-04T15:06:07+0530", "2026-03-04T15:06:07+05"],
+  ...["2026-03-04T15:06:07.Z", "2026-03-04T15:06:07.1234567890Z", "+002026-03-04T15:06:07Z"],
+  ...["2026-03-04 15:06:07Z", "2026-03-04", "Wed, 04 Mar 2026 15:06:07 GMT"],
   "\uff12\uff10\uff12\uff16-04-03 15:06:07",
-  1_700_000_000_000,
-  0,
-  true,
-  [],
-  {},
-  ["2026-04-03 15:06:07"],
+  // Not strings.
+  ...[1_700_000_000_000, 0, true, [], {}, ["2026-04-03 15:06:07"]],
 ];
 
 /** Bodies just under and over the 1 MiB request limit. */
@@ -154,12 +83,14 @@ export const HUGE_BODIES = [
 
 /** Base64 bodies that do not decode to UTF-8 text (overlong forms, CESU-8 surrogates, stray bytes). */
 export const INVALID_UTF8_BASE64 = [
-  [0xff],
-  [0xc0, 0xaf],
-  [0xe0, 0x80, 0xaf],
-  [0xed, 0xa0, 0x80],
-  [0xf4, 0x90, 0x80, 0x80],
-  [0x80],
+  ...[
+    [0xff],
+    [0xc0, 0xaf],
+    [0xe0, 0x80, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0x80],
+  ],
   [...Buffer.from('{"title":"'), 0xfe, ...Buffer.from('","content":"c"}')],
   [...Buffer.from('{"title":"t","content":"'), 0xc3, ...Buffer.from('"}')],
 ].map((bytes) => Buffer.from(bytes).toString("base64"));
@@ -184,65 +115,21 @@ export const QUERY_STRINGS = ["", "id=0", "post_pk=0", "limit=-1", "%ff", "a=1&a
 
 /** Path ids that are not canonical positive decimal integers within 2^53 - 1. */
 export const NONCANONICAL_POST_IDS = [
-  "0",
-  "00",
-  "-0",
-  "+0",
-  "0.0",
-  "0e0",
-  "-1",
-  "+1",
-  "1.0",
-  "1.5",
-  "1e3",
-  "1E3",
-  "01",
-  "007",
-  " 1",
-  "1 ",
-  "1\n",
-  "1\u0000",
-  "\uff19",
-  "\uff11\uff12",
-  "\u0663",
-  "\u0967",
-  "0x1F",
-  "0b1",
-  "0o7",
-  "1_000",
-  "1,000",
-  "",
-  " ",
-  "%31",
-  "1/2",
-  "NaN",
-  "Infinity",
-  "-Infinity",
-  "true",
-  "null",
-  "undefined",
-  "[1]",
-  "{}",
-  "9007199254740992",
-  "9007199254740993",
-  "18446744073709551616",
-  "1".repeat(17),
-  "9".repeat(400),
+  // Zero, signs, fractions, exponents, leading zeros, spaces and controls around the digits.
+  ...["0", "00", "-0", "+0", "0.0", "0e0", "-1", "+1", "1.0", "1.5", "1e3", "1E3", "01", "007"],
+  ...[" 1", "1 ", "1\n", "1\u0000"],
+  // Digits of other scripts, other bases, separators, URL-encoded digits.
+  ...["\uff19", "\uff11\uff12", "\u0663", "\u0967", "0x1F", "0b1", "0o7", "1_000", "1,000"],
+  ...["", " ", "%31", "1/2"],
+  // Words and JSON that a loose parser reads as a number.
+  ...["NaN", "Infinity", "-Infinity", "true", "null", "undefined", "[1]", "{}"],
+  // Past 2^53 - 1.
+  ...["9007199254740992", "9007199254740993", "18446744073709551616"],
+  ...["1".repeat(17), "9".repeat(400)],
 ];
 
 /** Idempotency-Key values that are not 1-255 visible ASCII characters (400). */
 export const INVALID_IDEMPOTENCY_KEYS = [
-  "",
-  " ",
-  "a b",
-  " key",
-  "key\t",
-  "key\n",
-  "\u0000",
-  "\u007f",
-  "cl\u00e9",
-  "\u043a\u043b\u044e\u0447",
-  "\u{1f511}",
-  "\ud800",
-  "x".repeat(256),
+  ...["", " ", "a b", " key", "key\t", "key\n", "\u0000", "\u007f", "cl\u00e9"],
+  ...["\u043a\u043b\u044e\u0447", "\u{1f511}", "\ud800", "x".repeat(256)],
 ];

@@ -98,53 +98,30 @@ const storableDate = fc.date({
   noInvalidDate: true,
 });
 
+/** An instant (`YYYY-MM-DDTHH:MM:SS.mmmZ`) rewritten in one of the ways ISO 8601, or habit, allows. */
+const ISO_FORMS: Record<string, (iso: string, local: string) => string> = {
+  Z: (_, local) => `${local}Z`,
+  "+05:30": (_, local) => `${local}+05:30`,
+  "-08:00": (_, local) => `${local}-08:00`,
+  "+0530": (_, local) => `${local}+0530`,
+  "+05": (_, local) => `${local}+05`,
+  "lower-case": (iso) => iso.toLowerCase(),
+  basic: (_, local) => `${local.replace(/[-:]/g, "")}Z`,
+  "no-seconds": (_, local) => `${local.slice(0, 16)}Z`,
+  space: (_, local) => `${local.replace("T", " ")}Z`,
+  comma: (_, local) => `${local},5Z`,
+  "nine-digits": (_, local) => `${local}.123456789Z`,
+  "ten-digits": (_, local) => `${local}.1234567890Z`,
+  "hour-24": (_, local) => `${local.slice(0, 11)}24:00:00Z`,
+};
+
 /**
- * A generated instant written in one of the ways ISO 8601 (or habit) allows: only the extended
- * form with `T` and `Z` or `±HH:MM` is accepted, with or without seconds and 1-9 fraction digits.
+ * A generated instant in one of ISO_FORMS: only the extended form with `T` and `Z` or `±HH:MM`
+ * is accepted, with or without seconds and 1-9 fraction digits.
  */
 const isoVariant: fc.Arbitrary<string> = fc
-  .tuple(
-    storableDate,
-    fc.constantFrom(
-      "Z",
-      "+05:30",
-      "-08:00",
-      "+0530",
-      "+05",
-      "lower-case",
-      "basic",
-      "no-seconds",
-      "space",
-      "comma",
-      "nine-digits",
-      "ten-digits",
-      "hour-24",
-    ),
-  )
-  .map(([date, form]) => {
-    const iso = date.toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
-    const local = iso.slice(0, 19);
-    switch (form) {
-      case "lower-case":
-        return iso.toLowerCase();
-      case "basic":
-        return `${local.replace(/[-:]/g, "")}Z`;
-      case "no-seconds":
-        return `${local.slice(0, 16)}Z`;
-      case "space":
-        return `${local.replace("T", " ")}Z`;
-      case "comma":
-        return `${local},5Z`;
-      case "nine-digits":
-        return `${local}.123456789Z`;
-      case "ten-digits":
-        return `${local}.1234567890Z`;
-      case "hour-24":
-        return `${local.slice(0, 11)}24:00:00Z`;
-      default:
-        return `${local}${form}`;
-    }
-  });
+  .tuple(storableDate, fc.constantFrom(...Object.values(ISO_FORMS)))
+  .map(([date, write]) => write(date.toISOString(), date.toISOString().slice(0, 19)));
 
 /** Timestamp values: known-good, known-bad, generated good ones in both formats, hostile strings. */
 export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -160,22 +137,9 @@ export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
 /** Keys that are not post fields, some of them lookalikes or prototype names. */
 export const unknownKey: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    "__proto__",
-    "constructor",
-    "toString",
-    "hasOwnProperty",
-    "Title",
-    "TITLE",
-    " title",
-    "content ",
-    "tit\u0000le",
-    "content\u200b",
-    "",
-    "ID",
-    "createdAt",
-    "last_id",
-    "post_pk",
-    "author",
+    ...["__proto__", "constructor", "toString", "hasOwnProperty"],
+    ...["Title", "TITLE", " title", "content ", "tit\u0000le", "content\u200b", ""],
+    ...["ID", "createdAt", "last_id", "post_pk", "author"],
   ),
   hostileString(8),
 );
@@ -217,15 +181,17 @@ export const payload = (knownIds: readonly number[]): fc.Arbitrary<Record<string
       return Object.fromEntries(extraFirst ? [...extra, ...known] : [...known, ...extra]);
     });
 
-// Wrapped, so that a null timestamp (a valid value) differs from an absent one.
-const validTimestamp = fc.constantFrom(...VALID_TIMESTAMPS).map((value) => ({ value }));
+/** A title create and update accept: well-formed text of at most 100 code points. */
+const validTitle = wellFormedString(40).map((title) => [...title].slice(0, 100).join(""));
 
 /** A payload create must accept: well-formed strings within the limits, valid timestamps, maybe an id. */
-export const validCreatePayload = (knownIds: readonly number[]) =>
-  fc
-    .tuple(
-      wellFormedString(40).map((title) => [...title].slice(0, 100).join("")),
-      fc.oneof(
+export const validCreatePayload = (
+  knownIds: readonly number[],
+): fc.Arbitrary<Record<string, unknown>> =>
+  fc.record(
+    {
+      title: validTitle,
+      content: fc.oneof(
         { weight: 12, arbitrary: wellFormedString(200) },
         {
           weight: 1,
@@ -234,36 +200,24 @@ export const validCreatePayload = (knownIds: readonly number[]) =>
           ),
         },
       ),
-      fc.option(fc.oneof(fc.integer({ min: 1_000, max: 2 ** 40 }), fc.constantFrom(...knownIds)), {
-        freq: 3,
-      }),
-      fc.option(validTimestamp, { freq: 3 }),
-      fc.option(validTimestamp, { freq: 3 }),
-    )
-    .map(([title, content, id, createdAt, updatedAt]) => {
-      const body: Record<string, unknown> = { title, content };
-      if (id !== null) body.id = id;
-      if (createdAt) body.created_at = createdAt.value;
-      if (updatedAt) body.updated_at = updatedAt.value;
-      return body;
-    });
+      id: fc.oneof(fc.integer({ min: 1_000, max: 2 ** 40 }), fc.constantFrom(...knownIds)),
+      created_at: fc.constantFrom(...VALID_TIMESTAMPS),
+      updated_at: fc.constantFrom(...VALID_TIMESTAMPS),
+    },
+    { requiredKeys: ["title", "content"] },
+  );
 
-/** A payload update must accept: any subset of title/content, plus read-only keys it drops. */
-export const validUpdatePayload = fc
-  .tuple(
-    fc.option(wellFormedString(40).map((title) => [...title].slice(0, 100).join(""))),
-    fc.option(wellFormedString(200)),
-    fc.option(
-      fc.tuple(fc.constantFrom("id", "created_at", "updated_at"), fc.jsonValue({ maxDepth: 1 })),
-    ),
-  )
-  .map(([title, content, readOnly]) => {
-    const body: Record<string, unknown> = {};
-    if (title !== null) body.title = title;
-    if (content !== null) body.content = content;
-    if (readOnly) body[readOnly[0]] = readOnly[1];
-    return body;
-  });
+/** A payload update must accept: any of title and content, and read-only keys it drops. */
+export const validUpdatePayload: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    title: validTitle,
+    content: wellFormedString(200),
+    id: fc.jsonValue({ maxDepth: 1 }),
+    created_at: fc.jsonValue({ maxDepth: 1 }),
+    updated_at: fc.jsonValue({ maxDepth: 1 }),
+  },
+  { requiredKeys: [] },
+);
 
 /**
  * A valid payload for `kind`, half the time with one field changed to a hostile value, added,

@@ -9,7 +9,7 @@ import type { ApiHandler } from "../../lib/http/handler.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 import { apiEvent } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
-import { POST_KEYS, SHOWN_TIMESTAMP } from "../helpers/post-shape.js";
+import { POST_KEYS } from "../helpers/post-shape.js";
 import type { HostileRequest, Kind } from "./arbitraries.js";
 import {
   type Item,
@@ -51,16 +51,12 @@ export function postsOf(items: Item[]): Map<number, Item> {
   );
 }
 
+/** The id counter's value: one item (id 0) that holds only its integer value. */
 export function counterOf(items: Item[]): number {
   const counters = items.filter((item) => item.id === 0);
-  expect(counters, "the counter item (id 0) must stay in the table").toHaveLength(1);
-  expect(Object.keys(counters[0]!).sort(), "the counter item holds only its value").toEqual([
-    "id",
-    "last_id",
-  ]);
-  const value = counters[0]!.last_id;
-  expect(Number.isSafeInteger(value), "the counter is an integer").toBe(true);
-  return value as number;
+  expect(counters, "the counter item").toEqual([{ id: 0, last_id: expect.any(Number) }]);
+  expect(Number.isSafeInteger(counters[0]!.last_id), "the counter is an integer").toBe(true);
+  return counters[0]!.last_id as number;
 }
 
 /** One table with the seeded posts, the five handlers over it, and what the run has seen. */
@@ -111,11 +107,6 @@ export class FuzzHarness {
     await this.table.drop();
   }
 
-  /** The counter's value as last read. */
-  counter(): number {
-    return counterOf(this.snapshot);
-  }
-
   /** An Idempotency-Key no request of this run has sent. */
   freshKey(): string {
     return `fresh-${++this.freshKeys}`;
@@ -137,9 +128,8 @@ export class FuzzHarness {
     const obs = await this.exercise(kind, request);
     const key = `${kind} ${obs.status}`;
     this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
-    expectWellFormed(kind, obs);
+    expectWellFormed(obs);
     expect(expected.statuses, `status for ${JSON.stringify(obs.body)}`).toContain(obs.status);
-    if (expected.detail !== undefined) expect(obs.body).toEqual({ detail: expected.detail });
     if (expected.replay) {
       expect(obs.body, "a retry with the same key and body gets the first answer").toEqual(
         expected.replay.body,
@@ -229,44 +219,11 @@ export class FuzzHarness {
   }
 }
 
-function expectPost(value: unknown): asserts value is Item {
-  expect(value).toBeTypeOf("object");
-  expect(value).not.toBeNull();
-  const post = value as Item;
-  expect(Object.keys(post).sort()).toEqual(POST_KEYS);
-  expect(Number.isSafeInteger(post.id) && (post.id as number) > 0, "id is a positive integer").toBe(
-    true,
-  );
-  expect(post.title).toBeTypeOf("string");
-  expect(post.content).toBeTypeOf("string");
-  for (const key of ["created_at", "updated_at"]) {
-    const stamp = post[key];
-    expect(
-      stamp === null || (typeof stamp === "string" && SHOWN_TIMESTAMP.test(stamp)),
-      `${key} ${JSON.stringify(stamp)} is null or YYYY-DD-MM HH:MM:SS`,
-    ).toBe(true);
-  }
-}
-
-function expectWellFormed(kind: Kind, { status, body }: Observation): void {
+/** A status the service may give; a refusal, or a delete, carries one `detail` (its text is the
+ * unit tests' to check); a post or a list is held to the table by expectStorage. */
+function expectWellFormed({ status, body }: Observation): void {
   expect(STATUSES, `status ${status} with ${JSON.stringify(body)}`).toContain(status);
-  if (status >= 400 || status === 204) {
-    expect(body).toBeTypeOf("object");
-    expect(Object.keys(body as object)).toEqual(["detail"]);
-    expect((body as { detail: unknown }).detail).toBeTypeOf("string");
-  } else if (kind === "list") {
-    expect(status).toBe(200);
-    expect(Array.isArray(body), "list answers an array").toBe(true);
-    const ids = (body as unknown[]).map((post) => {
-      expectPost(post);
-      return post.id as number;
-    });
-    expect(ids, "listed ascending by id, each once").toEqual(
-      [...new Set(ids)].sort((a, b) => a - b),
-    );
-  } else {
-    expectPost(body);
-  }
+  if (status >= 400 || status === 204) expect(body).toEqual({ detail: expect.any(String) });
 }
 
 /** The table before and after one call, and the checks every kind of write shares. */

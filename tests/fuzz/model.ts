@@ -11,11 +11,8 @@ import { codePoints } from "./fields.js";
 /** A stored item, as the table holds it. */
 export type Item = Record<string, unknown>;
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
-const BAD_PATH_ID = "Blog post id must be a positive integer";
 /** Bodies over 1 MiB are refused (413) before they are decoded or parsed. */
 const BODY_MAX_BYTES = 1_048_576;
-const BAD_KEY = "Idempotency-Key must be 1 to 255 visible ASCII characters";
-const REUSED_KEY = "Idempotency-Key was already used with a different request body";
 
 /** A stored instant as the API must show it with TZ=UTC: `YYYY-DD-MM HH:MM:SS`. */
 function shownTimestamp(stored: unknown): string | null {
@@ -43,15 +40,7 @@ export const instantOf = (stored: unknown): number | null =>
 
 /** The instant of these UTC fields, or undefined unless each is in range (no rollover). */
 function utcInstant(fields: number[], offsetMinutes = 0): number | undefined {
-  const [year, month, day, hour, minute, second, ms = 0] = fields as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number?,
-  ];
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, ms = 0] = fields;
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, ms);
@@ -187,9 +176,9 @@ export interface KeyOutcome {
   body: unknown;
 }
 
+/** The statuses an answer may have; its detail's text is the unit tests' to check. */
 export interface Expected {
   statuses: number[];
-  detail?: string;
   /** An Idempotency-Key seen before with the same body: this exact answer, and no write. */
   replay?: KeyOutcome;
   /** A fresh Idempotency-Key: its answer is what later requests with it must replay. */
@@ -211,21 +200,18 @@ function expectedCreate(
   if (verdict.rejections.size > 0) return { statuses: [...verdict.rejections] };
   const payload = verdict.payload!;
   const id = payload.id;
-  const outcome: Expected =
-    typeof id === "number" && before.has(id)
-      ? { statuses: [409], detail: `Blog post #${id} already exists` }
-      : { statuses: [201] };
+  const outcome: Expected = { statuses: [typeof id === "number" && before.has(id) ? 409 : 201] };
   // The key is read only once the body is valid.
   const key = header(request, "idempotency-key");
   if (key === undefined) return outcome;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) return { statuses: [400], detail: BAD_KEY };
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) return { statuses: [400] };
   const first = keys.get(key);
   if (!first) return { ...outcome, remember: { key, payload: canonical(payload) } };
-  if (first.payload !== canonical(payload)) return { statuses: [422], detail: REUSED_KEY };
+  if (first.payload !== canonical(payload)) return { statuses: [422] };
   return { statuses: [first.status], replay: first };
 }
 
-/** The statuses (and detail, where the rulings fix it) a request must get. */
+/** The statuses a request may get. */
 export function expectedOutcome(
   kind: Kind,
   request: HostileRequest,
@@ -233,24 +219,13 @@ export function expectedOutcome(
   keys: ReadonlyMap<string, KeyOutcome>,
 ): Expected {
   const pathId = isCanonicalId(request.postId) ? Number(request.postId) : undefined;
-  const notFound = { statuses: [404], detail: `Blog post #${pathId} not found` };
-  switch (kind) {
-    case "list":
-      return { statuses: [200] };
-    case "get":
-      if (pathId === undefined) return { statuses: [400], detail: BAD_PATH_ID };
-      return before.has(pathId) ? { statuses: [200] } : notFound;
-    case "delete":
-      if (pathId === undefined) return { statuses: [400], detail: BAD_PATH_ID };
-      return { statuses: [204], detail: `Blog post #${pathId} deleted` };
-    case "create":
-      return expectedCreate(request, before, keys);
-    case "update": {
-      // The path id is checked before the body.
-      if (pathId === undefined) return { statuses: [400], detail: BAD_PATH_ID };
-      const verdict = judgeBody("update", request);
-      if (verdict.rejections.size > 0) return { statuses: [...verdict.rejections] };
-      return before.has(pathId) ? { statuses: [200] } : notFound;
-    }
-  }
+  const found = { statuses: [pathId !== undefined && before.has(pathId) ? 200 : 404] };
+  if (kind === "list") return { statuses: [200] };
+  if (kind === "create") return expectedCreate(request, before, keys);
+  // The path id is checked before the body.
+  if (pathId === undefined) return { statuses: [400] };
+  if (kind === "get") return found;
+  if (kind === "delete") return { statuses: [204] };
+  const verdict = judgeBody("update", request);
+  return verdict.rejections.size > 0 ? { statuses: [...verdict.rejections] } : found;
 }

@@ -1,22 +1,17 @@
 // Black-box HTTP tests: every route through serverless-offline and the built bundles, as a client sees it.
 import * as fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Check,
-  body,
-  bodyRulesIn,
-  changesRules,
-  edgeBodies,
-} from "../helpers/contract-cases.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Check, body, bodyRulesIn, edgeBodies } from "../helpers/contract-cases.js";
 import { assertMatchesContract, contractSchema } from "../helpers/contract.js";
 import { emfProblems } from "../helpers/emf.js";
-import { LEASE_WAIT_MS, leaseOffline, type Offline } from "../helpers/offline.js";
-import { POST_KEYS, SHOWN_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
+import { LEASE_WAIT_MS, leaseOffline, type Offline, serve } from "../helpers/offline.js";
+import { dayFirstUtc } from "../helpers/post-shape.js";
 
 // The shared instance's zone, Asia/Kathmandu (tests/helpers/offline-configs.ts): +05:45 all year,
 // no DST, so a timestamp in the wrong zone or with month and day swapped cannot pass.
 const ZONE_OFFSET_MS = (5 * 60 + 45) * 60_000;
-const BAD_ID = { detail: "Blog post id must be a positive integer" };
+/** A refusal's body: its text is the unit tests' to check (tests/unit), its shape the contract's. */
+const REFUSAL = { detail: expect.any(String) };
 
 interface PostBody {
   id: number;
@@ -52,13 +47,14 @@ async function request(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  baseUrl = api.baseUrl,
 ): Promise<Reply> {
   const init: RequestInit = { method, headers };
   if (body !== undefined) {
     init.body = typeof body === "string" || body instanceof Buffer ? body : JSON.stringify(body);
     init.headers = { "content-type": "application/json", ...headers };
   }
-  const response = await fetch(`${api.baseUrl}${path}`, init);
+  const response = await fetch(`${baseUrl}${path}`, init);
   const text = await response.text();
   // Every answer must be one openapi.yaml documents, or the test fails.
   assertMatchesContract(method, path, { status: response.status, headers: response.headers, text });
@@ -114,21 +110,13 @@ describe("POST /api/post", () => {
     const reply = await request("POST", "/api/post", { title: "First", content: "Hello" });
     const after = Date.now();
     expectJson(reply, 201);
+    // Its keys and their formats are the contract's: request() holds every answer to it.
     const post = reply.body as PostBody;
-    expect(Object.keys(post).sort()).toEqual(POST_KEYS);
     expect(post).toMatchObject({ title: "First", content: "Hello" });
-    expect(Number.isSafeInteger(post.id) && post.id > 0).toBe(true);
     expect(reply.headers.get("location")).toBe(`/api/post/${post.id}`);
-    expect(post.created_at).toMatch(SHOWN_TIMESTAMP);
     expect(serviceTimesBetween(before, after)).toContain(post.created_at);
     expect(post.updated_at).toBe(post.created_at);
-  });
-
-  it("stores the post where Location points", async () => {
-    const reply = await request("POST", "/api/post", { title: "Located", content: "Here" });
-    expectJson(reply, 201);
-    const location = reply.headers.get("location") ?? "";
-    expectJson(await request("GET", location), 200, reply.body);
+    expectJson(await request("GET", `/api/post/${post.id}`), 200, post);
   });
 
   it.each([
@@ -176,41 +164,17 @@ describe("bodies that are not a JSON object", () => {
     Buffer.from([0xff, 0xfe]),
     Buffer.from('","content":"c"}'),
   ]);
-  const bodies = [
-    { body: "{bad json", detail: "Request body is not valid JSON" },
-    { body: "[1, 2]", detail: "Request body must be a JSON object" },
-    { body: '"text"', detail: "Request body must be a JSON object" },
-    { body: smuggled, detail: "Request body must be a JSON object" },
-    { body: "null", detail: "Request body must be a JSON object" },
-    { body: "42", detail: "Request body must be a JSON object" },
-    { body: "true", detail: "Request body must be a JSON object" },
-    { body: "", detail: "Request body is required" },
-    { body: notUtf8, detail: "Request body is not valid UTF-8" },
-  ];
-  it.each(["POST", "PUT"].flatMap((method) => bodies.map((row) => ({ method, ...row }))))(
-    "$method with body $body is 400 ($detail)",
-    async ({ method, body, detail }) => {
+  const bodies = ["{bad json", "[1, 2]", '"text"', smuggled, "null", "42", "true", "", notUtf8];
+  it.each(["POST", "PUT"].flatMap((method) => bodies.map((body) => ({ method, body }))))(
+    "$method with body $body is 400",
+    async ({ method, body }) => {
       const path = method === "POST" ? "/api/post" : `/api/post/${post.id}`;
-      const reply = await request(method, path, body);
-      expectJson(reply, 400, { detail });
+      expectJson(await request(method, path, body), 400, REFUSAL);
     },
   );
 
   it("left the post as it was", async () => {
     expectJson(await request("GET", `/api/post/${post.id}`), 200, post);
-  });
-});
-
-describe("GET /api/post/{post_pk}", () => {
-  it("answers 200 with the stored post", async () => {
-    const post = await createPost({ title: "Read me", content: "Body" });
-    expectJson(await request("GET", `/api/post/${post.id}`), 200, post);
-  });
-
-  it("is 404 for an id no post has", async () => {
-    expectJson(await request("GET", "/api/post/424242"), 404, {
-      detail: "Blog post #424242 not found",
-    });
   });
 });
 
@@ -220,7 +184,7 @@ describe("ids in the path that are not canonical positive integers", () => {
     "$method /api/post/$id is 400",
     async ({ method, id }) => {
       const body = method === "PUT" ? { title: "x" } : undefined;
-      expectJson(await request(method, `/api/post/${id}`, body), 400, BAD_ID);
+      expectJson(await request(method, `/api/post/${id}`, body), 400, REFUSAL);
     },
   );
 });
@@ -241,7 +205,6 @@ describe("PUT /api/post/{post_pk}", () => {
     const after = Date.now();
     expectJson(reply, 200);
     const updated = reply.body as PostBody;
-    expect(Object.keys(updated).sort()).toEqual(POST_KEYS);
     expect(updated).toMatchObject({
       id: post.id,
       title: "New",
@@ -250,38 +213,6 @@ describe("PUT /api/post/{post_pk}", () => {
     });
     expect(serviceTimesBetween(before, after)).toContain(updated.updated_at);
     expectJson(await request("GET", `/api/post/${post.id}`), 200, updated);
-  });
-
-  it("ignores id, created_at and updated_at in the payload", async () => {
-    const post = await createPost({ title: "T", content: "C", created_at: past, updated_at: past });
-    const reply = await request("PUT", `/api/post/${post.id}`, {
-      id: 999_999,
-      created_at: "2020-01-01T00:00:00Z",
-      updated_at: "2020-01-01T00:00:00Z",
-      content: "changed",
-    });
-    expectJson(reply, 200);
-    expect(reply.body).toMatchObject({ id: post.id, content: "changed", created_at: pastShown });
-    expect((reply.body as PostBody).updated_at).not.toMatch(/^2020-/);
-    expectJson(await request("GET", "/api/post/999999"), 404);
-  });
-
-  it("accepts {} and keeps every field but updated_at", async () => {
-    const post = await createPost({
-      title: "Same",
-      content: "Same",
-      created_at: past,
-      updated_at: past,
-    });
-    const reply = await request("PUT", `/api/post/${post.id}`, {});
-    expectJson(reply, 200);
-    expect(reply.body).toMatchObject({
-      id: post.id,
-      title: "Same",
-      content: "Same",
-      created_at: pastShown,
-    });
-    expect((reply.body as PostBody).updated_at).not.toBe(pastShown);
   });
 
   it("is 404 for an id no post has, and creates nothing", async () => {
@@ -303,14 +234,11 @@ describe("DELETE /api/post/{post_pk}", () => {
     expect((await api.table.items()).map((item) => item.id)).not.toContain(post.id);
   });
 
-  it("answers 204 for an id that never had a post", async () => {
-    expect((await request("DELETE", "/api/post/777777")).status).toBe(204);
-  });
-
-  it("answers 204 again for a post already deleted", async () => {
+  it("answers 204 again for a post already deleted, and for an id that never had one", async () => {
     const post = await createPost({ title: "Twice", content: "Deleted" });
     expect((await request("DELETE", `/api/post/${post.id}`)).status).toBe(204);
     expect((await request("DELETE", `/api/post/${post.id}`)).status).toBe(204);
+    expect((await request("DELETE", "/api/post/777777")).status).toBe(204);
   });
 });
 
@@ -324,20 +252,10 @@ describe("GET /api/post", () => {
     const reply = await request("GET", "/api/post");
     expectJson(reply, 200);
     const posts = reply.body as PostBody[];
-    const ids = posts.map((post) => post.id);
-    expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const post of posts) {
-      expect(Object.keys(post).sort()).toEqual(POST_KEYS);
-      expect(post.created_at).toMatch(SHOWN_TIMESTAMP);
-      expect(post.updated_at).toMatch(SHOWN_TIMESTAMP);
-    }
     expect(posts).toEqual(expect.arrayContaining(created));
-    // Exactly the stored posts: the id counter (0) and the change marker (< 0) are storage.
-    const storedIds = (await api.table.items())
-      .map((item) => item.id as number)
-      .filter((id) => id > 0);
-    expect(ids).toEqual(storedIds);
+    // Exactly the stored posts, ascending by id: the id counter (0) and the change marker (< 0)
+    // are storage.
+    expect(posts.map((post) => post.id)).toEqual((await api.table.posts()).map((post) => post.id));
   });
 
   it("ignores query parameters", async () => {
@@ -355,6 +273,9 @@ describe("a trailing slash", () => {
   });
 });
 
+// Whether the contract and the rules agree on every body, path id and key is the unit tests'
+// (tests/unit/contract-requests.test.ts); these send the creates and keys over HTTP, where the
+// answers are held to the contract too.
 describe("requests generated from the contract's schemas", () => {
   // Of the requests below: how many the contract calls valid and invalid, and the answers'
   // statuses, for the summary line.
@@ -409,32 +330,6 @@ describe("requests generated from the contract's schemas", () => {
     expect(seen.invalid).toBeGreaterThan(15);
   }, 60_000);
 
-  it("updates: the same, for a post that exists", async () => {
-    const changes = contractSchema("components/schemas/PostChanges") as Check;
-    const { id } = await createPost({ title: "Changed by generated bodies", content: "c" });
-    const before = { ...seen };
-    for (const sent of fc.sample(body, { numRuns: 80, seed: 20261126 })) {
-      const value = wire(sent);
-      await send(changes(value) && !changesRules(value), "PUT", `/api/post/${id}`, value);
-    }
-    expect(seen.valid - before.valid).toBeGreaterThan(10);
-    expect(seen.invalid - before.invalid).toBeGreaterThan(10);
-  }, 60_000);
-
-  it("path ids: valid ones are read (200 or 404), invalid ones are 400", async () => {
-    const postPk = contractSchema("paths/~1api~1post~1{post_pk}/parameters/0/schema") as Check;
-    const ids = fc.sample(
-      fc.oneof(
-        fc.integer({ min: -3, max: 50 }),
-        fc.constantFrom(2 ** 53 - 1, 2 ** 53, 1.5, -0.5),
-        fc.maxSafeInteger(),
-      ),
-      { numRuns: 40, seed: 20261127 },
-    );
-    // In canonical decimal, as the parameter's description says a client writes it.
-    for (const id of ids) await send(postPk(id), "GET", `/api/post/${id}`, undefined, {}, [404]);
-  });
-
   it("Idempotency-Keys: a valid key is taken, an invalid one refused before any write", async () => {
     const keySchema = contractSchema("paths/~1api~1post/post/parameters/0/schema") as Check;
     const keys = fc.sample(
@@ -474,9 +369,11 @@ describe("retried creates with an Idempotency-Key", () => {
     ).toBe(true);
     const stored = (await api.table.items()).filter((item) => item.title === "once");
     expect(stored).toHaveLength(1);
-    expectJson(await request("POST", "/api/post", { title: "other", content: "c" }, key), 422, {
-      detail: "Idempotency-Key was already used with a different request body",
-    });
+    expectJson(
+      await request("POST", "/api/post", { title: "other", content: "c" }, key),
+      422,
+      REFUSAL,
+    );
   });
 });
 
@@ -489,6 +386,35 @@ describe("compression", () => {
     expect(zipped.headers.get("content-encoding")).toBe("gzip");
     expect(plain.headers.get("content-encoding")).toBeNull();
     expectJson(zipped, 200, plain.body); // fetch decompresses: the same list either way
+  });
+});
+
+describe("a storage failure", () => {
+  // An instance over tables that do not exist: every storage call fails, as when DynamoDB refuses
+  // it. The specification's text, at the boundary a client sees.
+  let broken: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    const missing = `http-missing-${process.pid}`;
+    broken = await serve({
+      dynamoEndpoint: inject("dynamoEndpoint"),
+      tableName: missing,
+      idempotencyTableName: `${missing}-keys`,
+    });
+  });
+  afterAll(async () => {
+    await broken?.stop();
+  });
+
+  it.each([
+    ["POST", "/api/post", { title: "t", content: "c" }],
+    ["PUT", "/api/post/1", { title: "t" }],
+    ["DELETE", "/api/post/1", undefined],
+  ])("%s %s is 500 with DB ERROR and the error's name", async (method, path, body) => {
+    const reply = await request(method, path, body, {}, broken.baseUrl);
+    expectJson(reply, 500);
+    expect((reply.body as { detail: string }).detail).toMatch(
+      /^DB ERROR: ResourceNotFoundException: /,
+    );
   });
 });
 

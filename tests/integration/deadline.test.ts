@@ -56,6 +56,7 @@ const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse
   });
 });
 let url = "";
+const clients: { destroy(): void }[] = [];
 
 beforeAll(async () => {
   table = await freshTable("deadline");
@@ -63,6 +64,7 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterEach(() => {
+  for (const client of clients.splice(0)) client.destroy();
   for (const outgoing of held) outgoing.destroy();
   held.clear();
   received = [];
@@ -74,9 +76,13 @@ afterAll(async () => {
   await table.drop();
 });
 
-/** The production client and repository, pointed at the endpoint, over the test's tables. */
-function runtimeThroughEndpoint() {
-  return connectStorage(localConfig(url, table.tableName, table.idempotencyTableName));
+/** The handlers over the production client, pointed at the endpoint, over the test's tables. */
+function throughEndpoint() {
+  const { client, repository } = connectStorage(
+    localConfig(url, table.tableName, table.idempotencyTableName),
+  );
+  clients.push(client);
+  return handlersOver(repository);
 }
 
 /** Calls a handler as Lambda would with `remainingMs` left; the answer and how long it took. */
@@ -95,90 +101,62 @@ async function call(handler: ApiHandler, event: ReturnType<typeof apiEvent>, rem
 describe("a DynamoDB that takes requests and never answers", () => {
   it("fails each attempt in the SDK and gives up after its attempts, before the deadline", async () => {
     treat = () => "hold";
-    const { client, repository: posts } = runtimeThroughEndpoint();
-    try {
-      const answer = await call(
-        handlersOver(posts).get,
-        apiEvent({ method: "GET", postId: 1 }),
-        10_000,
-      );
-      expect(answer.status).toBe(500);
-      // The SDK's own per-attempt timeout, not the answer's deadline.
-      expect(answer.body.detail).toMatch(
-        new RegExp(
-          `^DB ERROR: TimeoutError: .*exceeded the configured ${ATTEMPT_TIMEOUT_MS} ms requestTimeout`,
-        ),
-      );
-      expect(received).toEqual(Array(DYNAMODB_MAX_ATTEMPTS).fill("GetItem"));
-      expect(answer.ms).toBeGreaterThanOrEqual(DYNAMODB_MAX_ATTEMPTS * ATTEMPT_TIMEOUT_MS - 100);
-      expect(answer.ms).toBeLessThan(FUNCTION_DEADLINE_MS);
-    } finally {
-      client.destroy();
-    }
+    const answer = await call(
+      throughEndpoint().get,
+      apiEvent({ method: "GET", postId: 1 }),
+      10_000,
+    );
+    expect(answer.status).toBe(500);
+    // The SDK's own per-attempt timeout, not the answer's deadline.
+    expect(answer.body.detail).toMatch(
+      new RegExp(`TimeoutError: .*exceeded the configured ${ATTEMPT_TIMEOUT_MS} ms requestTimeout`),
+    );
+    expect(received).toEqual(Array(DYNAMODB_MAX_ATTEMPTS).fill("GetItem"));
+    expect(answer.ms).toBeGreaterThanOrEqual(DYNAMODB_MAX_ATTEMPTS * ATTEMPT_TIMEOUT_MS - 100);
+    expect(answer.ms).toBeLessThan(FUNCTION_DEADLINE_MS);
   });
 
   it("answers at the deadline and aborts the attempt in flight: no retry follows", async () => {
     treat = () => "hold";
-    const { client, repository: posts } = runtimeThroughEndpoint();
-    try {
-      const event = apiEvent({ method: "POST", body: { title: "t", content: "c" } });
-      const answer = await call(handlersOver(posts).create, event, 2_000);
-      expect(answer).toMatchObject({
-        status: 500,
-        body: { detail: "DB ERROR: TimeoutError: storage did not answer within 1000 ms" },
-      });
-      expect(answer.ms).toBeLessThan(2_000);
-      await sleep(RETRY_WINDOW_MS);
-      expect(received).toEqual(["UpdateItem"]);
-      // The client hung up: the call is gone, not left to time out.
-      expect(connections.map((socket) => socket.destroyed)).toEqual([true]);
-    } finally {
-      client.destroy();
-    }
+    const event = apiEvent({ method: "POST", body: { title: "t", content: "c" } });
+    const answer = await call(throughEndpoint().create, event, 2_000);
+    expect(answer.status).toBe(500);
+    expect(answer.body.detail).toContain("TimeoutError: storage did not answer within 1000 ms");
+    expect(answer.ms).toBeLessThan(2_000);
+    await sleep(RETRY_WINDOW_MS);
+    expect(received).toEqual(["UpdateItem"]);
+    // The client hung up: the call is gone, not left to time out.
+    expect(connections.map((socket) => socket.destroyed)).toEqual([true]);
   });
 });
 
 describe("a DynamoDB that applies writes and never answers", () => {
   it("lands nothing more after the 500", async () => {
     treat = () => "apply";
-    const { client, repository: posts } = runtimeThroughEndpoint();
-    try {
-      const before = await table.items();
-      const event = apiEvent({ method: "POST", body: { title: "late", content: "c" } });
-      const answer = await call(handlersOver(posts).create, event, 2_000);
-      expect(answer.status).toBe(500);
-      const atAnswer = await table.items();
-      // The counter ADD reached DynamoDB before the deadline; no post did.
-      expect(atAnswer.filter((item) => Number(item.id) > 0)).toEqual(
-        before.filter((item) => Number(item.id) > 0),
-      );
-      await sleep(RETRY_WINDOW_MS);
-      expect(await table.items()).toEqual(atAnswer);
-      expect(received).toEqual(["UpdateItem"]);
-    } finally {
-      client.destroy();
-    }
+    const before = await table.posts();
+    const event = apiEvent({ method: "POST", body: { title: "late", content: "c" } });
+    const answer = await call(throughEndpoint().create, event, 2_000);
+    expect(answer.status).toBe(500);
+    const atAnswer = await table.items();
+    // The counter ADD reached DynamoDB before the deadline; no post did.
+    expect(await table.posts()).toEqual(before);
+    await sleep(RETRY_WINDOW_MS);
+    expect(await table.items()).toEqual(atAnswer);
+    expect(received).toEqual(["UpdateItem"]);
   });
 
   it("settles with a retry under the same Idempotency-Key: exactly one post", async () => {
     treat = (operation) => (operation === "TransactWriteItems" ? "apply" : "pass");
-    const { client, repository: posts } = runtimeThroughEndpoint();
-    try {
-      const body = { title: "timed out once", content: "c" };
-      const headers = { "idempotency-key": `deadline-${Date.now()}` };
-      const event = () => apiEvent({ method: "POST", body, headers });
-      const first = await call(handlersOver(posts).create, event(), 2_000);
-      expect(first).toMatchObject({
-        status: 500,
-        body: { detail: "DB ERROR: TimeoutError: storage did not answer within 1000 ms" },
-      });
-      const retry = await call(handlersOver(table.repository).create, event(), 10_000);
-      expect(retry.status).toBe(201);
-      const stored = (await table.items()).filter((item) => item.title === body.title);
-      expect(stored).toHaveLength(1);
-      expect(retry.body).toMatchObject({ id: stored[0]?.id, ...body });
-    } finally {
-      client.destroy();
-    }
+    const body = { title: "timed out once", content: "c" };
+    const headers = { "idempotency-key": `deadline-${Date.now()}` };
+    const event = () => apiEvent({ method: "POST", body, headers });
+    const first = await call(throughEndpoint().create, event(), 2_000);
+    expect(first.status).toBe(500);
+    expect(first.body.detail).toContain("TimeoutError: storage did not answer within 1000 ms");
+    const retry = await call(handlersOver(table.repository).create, event(), 10_000);
+    expect(retry.status).toBe(201);
+    const stored = (await table.items()).filter((item) => item.title === body.title);
+    expect(stored).toHaveLength(1);
+    expect(retry.body).toMatchObject({ id: stored[0]?.id, ...body });
   });
 });

@@ -138,7 +138,7 @@ describe.skipIf(skipped)("the list, streamed by the Lambda runtime", () => {
 });
 
 describe.skipIf(skipped)("a list whose storage fails before the first byte", () => {
-  it("is a 500 with DB ERROR, streamed as its prelude and detail", async () => {
+  it("is a 500, streamed as its prelude and a detail", async () => {
     const broken = await startLambdaRuntime({
       bundleDir: join(root, "dist/list-posts"),
       // A closed port: every storage call fails.
@@ -147,8 +147,7 @@ describe.skipIf(skipped)("a list whose storage fails before the first byte", () 
     try {
       const answer = streamed(await broken.invoke(apiEvent({ method: "GET" })));
       expect(answer).toMatchObject({ complete: true, prelude: { statusCode: 500 } });
-      const { detail } = JSON.parse(answer.body.toString("utf8")) as { detail: string };
-      expect(detail).toMatch(/^DB ERROR: /);
+      expect(JSON.parse(answer.body.toString("utf8"))).toEqual({ detail: expect.any(String) });
     } finally {
       await broken.stop();
     }
@@ -194,10 +193,7 @@ describe.skipIf(skipped)("a list that fails after its first byte", () => {
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((line) => line.message === "response cut");
-    for (const deadline = Date.now() + 10_000; !cutLine() && Date.now() < deadline;) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(cutLine()).toMatchObject({
+    await expect.poll(cutLine, { timeout: 10_000 }).toMatchObject({
       level: "ERROR",
       status: 200,
       responseCut: true,

@@ -123,7 +123,7 @@ describe("without Java 17", () => {
     const vitest = join(root, "node_modules/vitest/vitest.mjs");
     const outcome = await run(
       process.execPath,
-      [vitest, "run", "--project", "service", "tests/http/cors.test.ts"],
+      [vitest, "run", "--project", "service", "tests/http/conditional-get.test.ts"],
       { ...process.env, PATH: withoutJava },
     );
     expectOneCleanMessage(outcome, /Java not found/, ...JAVA_HOW_TO);
