@@ -1,11 +1,7 @@
-// Lambda entry for GET /api/post/{post_pk}: wired once per instance, at init.
+// Lambda entry for GET /api/post/{post_pk}: wired once per instance, at init, its first get's
+// work done then.
 import { readConfig } from "../lib/app/config.js";
-import { getPost } from "../lib/http/routes.js";
-import { buildRuntime, warmUp } from "../lib/app/runtime.js";
-
-const runtime = buildRuntime(readConfig());
-// One small read at init: credentials, endpoint and connection ready before the first request.
-await warmUp(runtime, (posts, signal) => posts.warmUp(signal));
+import { preparedGetHandler } from "../lib/app/runtime.js";
 
 /** The function Lambda invokes. */
-export const handler = getPost(runtime.posts, runtime.logger, runtime.corsOrigins);
+export const handler = await preparedGetHandler(readConfig());

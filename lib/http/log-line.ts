@@ -1,9 +1,9 @@
 // The request's one log line, written once its answer is sent (or failed on the way): who asked
 // what, the status, the time, and the request's metrics (metrics.ts), so the line is also an EMF
 // document. A server fault is an error line with the cause.
-import type { APIGatewayProxyEvent } from "aws-lambda";
 import type { Logger, invocationFields } from "./logger.js";
 import { requestMetrics } from "./metrics.js";
+import type { ApiRequest } from "./request.js";
 import { type Outgoing, textOf } from "./response.js";
 
 /** The function's name in a line when there is no Lambda context (tests): a metric dimension needs one. */
@@ -11,13 +11,11 @@ const NO_FUNCTION_NAME = "unknown";
 
 /** What the line tells of the request, gathered as it went through the pipeline. */
 export interface RequestRecord {
-  event: APIGatewayProxyEvent;
+  /** The request; its scope's counts are what storage counted for it (named by storage). */
+  request: Pick<ApiRequest, "method" | "route" | "requestId" | "pathId" | "scope">;
   invocation: ReturnType<typeof invocationFields>;
-  pathId: string | undefined;
   /** `performance.now()` when the request arrived. */
   started: number;
-  /** What storage counted for the request (named by storage). */
-  counts: Record<string, number>;
 }
 
 /** How the request ended besides its answer: what failed, and whether the answer was cut. */
@@ -35,17 +33,17 @@ function errorFields(failure: unknown, fallback: () => string) {
 
 /** Writes the request's line for `sent`, the answer as sent or as far as it went. */
 export function logRequest(logger: Logger, record: RequestRecord, sent: Outgoing, end: Ending) {
-  const { event, invocation, pathId, started, counts } = record;
+  const { request, invocation, started } = record;
   const status = sent.statusCode;
   const durationMs = Math.round((performance.now() - started) * 100) / 100;
   const serverFault = status >= 500 || end.cut === true;
   const fields = {
     ...invocation,
     function_name: invocation.function_name ?? NO_FUNCTION_NAME,
-    api_request_id: event.requestContext?.requestId,
-    method: event.httpMethod,
-    route: `${event.httpMethod} ${event.resource}`,
-    postId: pathId,
+    api_request_id: request.requestId,
+    method: request.method,
+    route: request.route,
+    postId: request.pathId,
     status,
     durationMs,
     ...(end.cut ? { responseCut: true } : {}),
@@ -53,7 +51,7 @@ export function logRequest(logger: Logger, record: RequestRecord, sent: Outgoing
       status: serverFault ? Math.max(status, 500) : status,
       durationMs,
       coldStart: invocation.cold_start,
-      counts,
+      counts: request.scope.counts,
     }),
   };
   if (!serverFault) return logger.info("request", fields);

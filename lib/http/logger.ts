@@ -18,11 +18,22 @@ export type InvocationContext = Partial<
   Pick<Context, "functionName" | "memoryLimitInMB" | "invokedFunctionArn" | "awsRequestId">
 >;
 
-/** A logger that writes JSON lines to standard output (CloudWatch on Lambda). */
-export function createLogger(level: LogLevel, service = "blog-post-api"): Logger {
+/** Where a logger's lines go: standard output, or nowhere for lines only formatted. */
+export type LineSink = Pick<NodeJS.WritableStream, "write">;
+
+/**
+ * A logger that writes JSON lines to `sink`, standard output (CloudWatch on Lambda) by default.
+ * Node builds `process.stdout` on its first read: taking it here, when the instance is wired,
+ * keeps that work off the first request.
+ */
+export function createLogger(
+  level: LogLevel,
+  service = "blog-post-api",
+  sink: LineSink = process.stdout,
+): Logger {
   const write = (lvl: "INFO" | "ERROR", message: string, fields?: LogFields): void => {
     const line = { level: lvl, message, timestamp: new Date().toISOString(), service, ...fields };
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    sink.write(`${JSON.stringify(line)}\n`);
   };
   return {
     info: (message, fields) => {

@@ -1,8 +1,10 @@
-// The request pipeline every route goes through, one request at a time: the request's context
-// (cold start, path id, deadline, storage counts), the route's step under the deadline, errors
-// mapped to answers, the answer's bytes (compressed by the handler's own memo) with its CORS
-// headers, then a writer sends it (buffered, or streamed by stream.ts) and the log line says
-// what was sent. Each step is a function of its own here or in the module named.
+// The request pipeline every route goes through, one request at a time: the event read once into
+// the request (request.ts) with its scope (deadline, storage counts), the route's step under the
+// deadline, errors mapped to answers, the answer's bytes (compressed by the handler's own memo)
+// with its CORS headers, then a writer sends it (buffered, or streamed by stream.ts) and the log
+// line says what was sent. Every step after the first reads the request, never the event; each
+// is a function of its own, so one more step (a check that may answer before the route's step,
+// under the same deadline) is one more function called from `pipeline` below.
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { StorageError } from "../posts/errors.js";
 import { type Compress, acceptsGzip, gzipMemo } from "./compress.js";
@@ -10,7 +12,7 @@ import { corsHeaders, withCors } from "./cors.js";
 import { errorReply } from "./errors.js";
 import { type RequestRecord, logRequest } from "./log-line.js";
 import { type InvocationContext, type Logger, invocationFields } from "./logger.js";
-import { type ApiRequest, apiRequest, findHeader } from "./request.js";
+import { type ApiRequest, apiRequest } from "./request.js";
 import { type Outgoing, type Reply, errorOutgoing, outgoing } from "./response.js";
 
 /** What a route does with a request. */
@@ -39,8 +41,9 @@ const DEFAULT_TIME_LEFT_MS = 10_000;
 /** Kept back from the function's timeout to answer before Lambda cuts the request off. */
 const ANSWER_MARGIN_MS = 1_000;
 
-/** A request's context: what the log line reports, and the deadline its storage calls obey. */
+/** A request in the pipeline: what the log line reports, and the deadline its scope obeys. */
 interface RequestContext extends RequestRecord {
+  request: ApiRequest;
   deadline: AbortController;
   timeLeftMs: number;
 }
@@ -51,14 +54,15 @@ function openContext(
   coldStart: boolean,
   pathParameter: string | undefined,
 ): RequestContext {
+  const started = performance.now();
+  const deadline = new AbortController();
+  // The request's one scope: storage gets it as the request's `scope`, the log line its counts.
+  const scope = { signal: deadline.signal, counts: {} };
   return {
-    event,
-    started: performance.now(),
+    request: apiRequest(event, { pathParameter, scope }),
+    started,
     invocation: invocationFields(context, coldStart),
-    // Stryker disable next-line ConditionalExpression: API Gateway sends no parameter named "undefined"
-    pathId: pathParameter === undefined ? undefined : event.pathParameters?.[pathParameter],
-    counts: {},
-    deadline: new AbortController(),
+    deadline,
     timeLeftMs: context?.getRemainingTimeInMillis() ?? DEFAULT_TIME_LEFT_MS,
   };
 }
@@ -80,9 +84,7 @@ async function replyWithin(step: BusinessStep, ctx: RequestContext) {
     }, ms);
   });
   try {
-    const scope = { signal: ctx.deadline.signal, counts: ctx.counts };
-    const request = apiRequest(ctx.event, ctx.pathId, scope);
-    return { reply: await Promise.race([step(request), late]) };
+    return { reply: await Promise.race([step(ctx.request), late]) };
   } catch (failure) {
     return { reply: errorReply(failure), failure };
   } finally {
@@ -94,17 +96,16 @@ async function replyWithin(step: BusinessStep, ctx: RequestContext) {
 type Shaping = Required<Pick<RouteOptions, "corsOrigins" | "compress">>;
 
 /** The reply as bytes to send, compressed when the client takes gzip, with CORS headers. */
-async function render(reply: Reply, ctx: RequestContext, { corsOrigins, compress }: Shaping) {
-  const { event } = ctx;
+async function render(reply: Reply, request: ApiRequest, { corsOrigins, compress }: Shaping) {
   let response: Outgoing;
   let failure: unknown;
   try {
-    response = await outgoing(reply, acceptsGzip(findHeader(event, "accept-encoding")), compress);
+    response = await outgoing(reply, acceptsGzip(request.header("accept-encoding")), compress);
   } catch (error) {
     failure = error;
     response = errorOutgoing(500, "Internal server error");
   }
-  withCors(response.headers, corsHeaders(corsOrigins, findHeader(event, "origin")));
+  withCors(response.headers, corsHeaders(corsOrigins, request.header("origin")));
   return { response, failure };
 }
 
@@ -124,7 +125,7 @@ export function pipeline(step: BusinessStep, logger: Logger, options: RouteOptio
     const ctx = openContext(event, context, coldStart, options.pathParameter);
     coldStart = false;
     const replied = await replyWithin(step, ctx);
-    const rendered = await render(replied.reply, ctx, shaping);
+    const rendered = await render(replied.reply, ctx.request, shaping);
     const sent = writer.prepare?.(rendered.response) ?? rendered.response;
     try {
       const result = await writer.write(sent);

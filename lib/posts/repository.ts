@@ -6,6 +6,11 @@ import type { NewPost, Post, PostChanges } from "./post.js";
 /**
  * The request storage works for: its deadline's signal (once it fires, the call in flight is
  * cancelled and no later one starts) and the counts its metrics report, which storage names.
+ * The edge makes one per request and it travels as a parameter only, never as ambient state:
+ * `forRequest` binds it, and below it each call takes the signal and counts it uses, so a call's
+ * signature shows what can cancel it and what it counts. The one exception is DynamoDB's
+ * consumed capacity, charged from inside the SDK, which no parameter reaches
+ * (lib/storage/capacity.ts).
  */
 export interface RequestScope {
   signal?: AbortSignal;

@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type StorageCounts, addCount } from "./counts.js";
 
-/** The counts of the request a storage call runs for, found from within that call. */
+/** The counts of the request a storage call runs for, found from within the SDK's middleware. */
 const requestCounts = new AsyncLocalStorage<StorageCounts>();
 
 /** DynamoDB's operations that read; every other one the service makes writes. */
@@ -18,9 +18,10 @@ interface Consumed {
 }
 
 /**
- * Runs `work` with every DynamoDB call it makes charged to `counts` (ReadUnits, WriteUnits). The
- * counts ride with the calls' async context, so no table, marker or protocol below the repository
- * takes them as a parameter.
+ * Runs `work` with every DynamoDB call it makes charged to `counts` (ReadUnits, WriteUnits). A
+ * request's counts are otherwise passed as a parameter (ListCache, IdAllocator and
+ * IdempotentCreate take them for the counts they add); only here do they ride with the calls'
+ * async context, because the SDK runs its middleware itself and hands it no argument of ours.
  */
 export function metered<T>(counts: StorageCounts | undefined, work: () => Promise<T>): Promise<T> {
   return counts ? requestCounts.run(counts, work) : work();

@@ -102,8 +102,9 @@ export class DynamoPostRepository implements PostStorage {
   }
 
   async warmUp(signal?: AbortSignal): Promise<void> {
-    // The counter's item: a read every role may make (docs/deploying.md), of one small item.
-    await this.table.get(COUNTER_ID, signal);
+    // The counter's item: a read every role may make (docs/deploying.md), of one small item,
+    // metered like a request's calls so that path is ready too; its counts are init's, unreported.
+    await metered({}, () => this.table.get(COUNTER_ID, signal));
   }
 
   delete(id: number, signal?: AbortSignal, counts?: StorageCounts): Promise<void> {

@@ -1,17 +1,26 @@
 // Unit: the composition root builds an instance's logger and DynamoDB repository from a
 // configuration, without touching the network; the init step never fails and never outlasts its
 // budget (on DynamoDB Local: tests/integration/init-work.test.ts).
+import { once } from "node:events";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { createServer } from "node:net";
+import { PerformanceObserver, constants } from "node:perf_hooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mockClient } from "aws-sdk-client-mock";
+import { rehearseGet } from "../../../lib/app/rehearsal.js";
 import {
   INIT_WORK_BUDGET_MS,
   buildRuntime,
+  collectYoungGarbage,
   dynamoRepository,
+  preparedGetHandler,
   warmUp,
 } from "../../../lib/app/runtime.js";
 import { IdempotencyError, StorageError } from "../../../lib/posts/errors.js";
 import { createDocumentClient } from "../../../lib/storage/client.js";
-import { recordingLogger } from "../../helpers/handlers.js";
+import { invoke } from "../../helpers/events.js";
+import { linesWrittenBy, recordingLogger } from "../../helpers/handlers.js";
 import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 import { DynamoPostRepository } from "../../../lib/storage/dynamo-repository.js";
 
@@ -142,5 +151,65 @@ describe("warmUp", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+/** What a "gc" performance entry tells of a collection. */
+interface GcDetail {
+  kind: number;
+  flags: number;
+}
+
+describe("the get's first request at init", () => {
+  it("is rehearsed on each of its paths with no connection made, the post sent plain and gzipped", async () => {
+    let connections = 0;
+    const listener = createServer((socket) => (connections++, socket.destroy()));
+    await once(listener.listen(0, "127.0.0.1"), "listening");
+    const { port } = listener.address() as { port: number };
+    try {
+      const endpoint = `http://127.0.0.1:${port}`;
+      const statuses = await rehearseGet({ ...config, endpoint }, ["https://app.example"]);
+      expect(statuses).toEqual([200, 200, 304, 404]);
+      expect(connections).toBe(0);
+    } finally {
+      listener.close();
+    }
+  });
+
+  it("ends with a collection asked for, and leaves V8's gc unexposed", async () => {
+    // A young collection, or a full one where V8 is already marking: both empty the young space.
+    const forced: number[] = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const { kind, flags } = (entry as unknown as { detail: GcDetail }).detail;
+        if (flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) forced.push(kind);
+      }
+    });
+    observer.observe({ entryTypes: ["gc"] });
+    const flags: string[] = [];
+    try {
+      collectYoungGarbage((flag) => (flags.push(flag), setFlagsFromString(flag)));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      observer.disconnect();
+    }
+    expect(flags).toEqual(["--expose-gc", "--no-expose-gc"]);
+    expect(forced).toHaveLength(1);
+    expect(runInNewContext("typeof gc")).toBe("undefined");
+  });
+
+  it("leaves the handler answering as the get route, its first request the cold start", async () => {
+    // Port 9 refuses the init read at once: one error line, then requests go on as always.
+    const lines = await linesWrittenBy(async () => {
+      const handler = await preparedGetHandler(config);
+      const answer = await invoke(handler, { method: "GET", postId: "1" });
+      expect(answer.status).toBe(500);
+      expect(answer.body).toEqual({ detail: expect.stringMatching(/^DB ERROR: /) });
+    });
+    expect(lines.map((line) => line.message)).toEqual([
+      "init work failed; the first request will do it",
+      "request failed",
+    ]);
+    expect(lines[1]).toMatchObject({ cold_start: true, route: "GET /api/post/{post_pk}" });
   });
 });

@@ -43,6 +43,14 @@ describe("createLogger", () => {
     expect(new Date(String(line?.timestamp)).toISOString()).toBe(line?.timestamp);
   });
 
+  it("writes to the sink it is given instead of standard output", async () => {
+    const taken: string[] = [];
+    const sink = { write: (line: string) => taken.push(line) > 0 };
+    const lines = await linesWrittenBy(() => createLogger("info", "blog", sink).info("aside"));
+    expect(lines).toEqual([]);
+    expect(taken.map((line) => JSON.parse(line))).toMatchObject([{ message: "aside" }]);
+  });
+
   it("names the service from POWERTOOLS_SERVICE_NAME, blog-post-api by default", async () => {
     const named = readConfig({ TABLE_NAME: "t", POWERTOOLS_SERVICE_NAME: "posts-api" });
     const unnamed = readConfig({ TABLE_NAME: "t" });

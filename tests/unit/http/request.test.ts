@@ -1,8 +1,9 @@
-// Unit: what a route's step reads of a request: the body decoded, parsed and limited.
+// Unit: what every step reads of a request: the event's fields, its headers, and the body
+// decoded, parsed and limited.
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
-import { BODY_MAX_BYTES, findHeader } from "../../../lib/http/request.js";
+import { BODY_MAX_BYTES, apiRequest, headerLookup } from "../../../lib/http/request.js";
 import { ok } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 import { recordingLogger } from "../../helpers/handlers.js";
@@ -76,15 +77,58 @@ describe("body parsing", () => {
   });
 });
 
-describe("findHeader", () => {
+describe("headerLookup", () => {
   it("reads a header whatever its case, from the multi-value map first, then the single", () => {
     const event = { headers: { Origin: "https://a.example" }, multiValueHeaders: { X: [] } };
-    expect(findHeader(event as never, "origin")).toBe("https://a.example");
-    expect(findHeader(event as never, "x")).toBeUndefined();
+    expect(headerLookup(event as never)("origin")).toBe("https://a.example");
+    expect(headerLookup(event as never)("ORIGIN")).toBe("https://a.example");
+    expect(headerLookup(event as never)("x")).toBeUndefined();
     const multi = { headers: null, multiValueHeaders: { "Accept-Encoding": ["br", "gzip"] } };
-    expect(findHeader(multi as never, "accept-encoding")).toBe("br, gzip");
-    expect(
-      findHeader({ headers: null, multiValueHeaders: null } as never, "origin"),
-    ).toBeUndefined();
+    expect(headerLookup(multi as never)("accept-encoding")).toBe("br, gzip");
+    expect(headerLookup({ headers: null, multiValueHeaders: null } as never)("origin")).toBe(
+      undefined,
+    );
+  });
+
+  it("takes the first of two names differing only in case, and the joined values over the last", () => {
+    const event = {
+      headers: { "If-None-Match": '"b"', "if-none-match": '"c"', Accept: "a/1", accept: "a/2" },
+      multiValueHeaders: { "If-None-Match": ['"a"', '"b"'], "if-none-match": ['"c"'] },
+    };
+    const header = headerLookup(event as never);
+    expect(header("if-none-match")).toBe('"a", "b"');
+    expect(header("accept")).toBe("a/1");
+  });
+});
+
+describe("apiRequest", () => {
+  const scope = { signal: new AbortController().signal, counts: {} };
+
+  it("reads the method, route, request id, path id and path from the event, once", () => {
+    const event = apiEvent({ method: "PUT", postId: "12", headers: { "If-Match": "x" } });
+    const request = apiRequest(event, { pathParameter: "post_pk", scope });
+    expect(request).toMatchObject({
+      method: "PUT",
+      route: "PUT /api/post/{post_pk}",
+      requestId: event.requestContext.requestId,
+      pathId: "12",
+      path: "/dev/api/post/12",
+      scope,
+    });
+    expect(request.header("if-match")).toBe("x");
+    expect(apiRequest(event, { pathParameter: undefined, scope }).pathId).toBeUndefined();
+  });
+
+  it("without a request context, takes the route's path and has no request id", () => {
+    const { requestContext: _, ...event } = apiEvent({ method: "GET", postId: "3" });
+    const request = apiRequest(event as never, { pathParameter: "post_pk", scope });
+    expect(request.path).toBe("/api/post/3");
+    expect(request.requestId).toBeUndefined();
+  });
+
+  it("drops the path's trailing slashes", () => {
+    const event = apiEvent({ method: "POST" });
+    event.requestContext.path = "/dev/api/post//";
+    expect(apiRequest(event, { pathParameter: undefined, scope }).path).toBe("/dev/api/post");
   });
 });
