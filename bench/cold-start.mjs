@@ -15,8 +15,13 @@ import { LIMITS, REQUESTS, TABLES, benchDir, lambdaEnv, staging } from "./contex
 import { statusOf, tableOf } from "./context.mjs";
 import { median, ratioRow, rounds, runNode } from "./util.mjs";
 
-/** The functions that answer requests; the events' functions read a stream or a queue instead. */
-const handlerNames = allHandlerNames.filter((name) => !/^(publish|deliver|grant)-/.test(name));
+/**
+ * The functions that answer requests; the events' functions read a stream or a queue instead, and
+ * the stage's guard the spending limit's ledger.
+ */
+const handlerNames = allHandlerNames.filter(
+  (name) => !/^(publish|deliver|grant|stage)-/.test(name),
+);
 /** @typedef {{ answered: number, init: number, first: number, whole: number }} ColdRun */
 
 // The floors: an empty handler, and the get handler's storage call with no handler around it.
