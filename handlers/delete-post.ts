@@ -1,11 +1,7 @@
 // Lambda entry for DELETE /api/post/{post_pk}: wired once per instance, at init.
 import { readConfig } from "../lib/app/config.js";
+import { preparedHandler } from "../lib/app/runtime.js";
 import { deletePost } from "../lib/http/routes.js";
-import { buildRuntime, warmUp } from "../lib/app/runtime.js";
-
-const runtime = buildRuntime(readConfig());
-// One small read at init: credentials, endpoint and connection ready before the first request.
-await warmUp(runtime, (posts, signal) => posts.warmUp(signal));
 
 /** The function Lambda invokes. */
-export const handler = deletePost(runtime.posts, runtime.logger, runtime.corsOrigins);
+export const handler = await preparedHandler(readConfig(), deletePost);

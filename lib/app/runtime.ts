@@ -11,6 +11,7 @@ import { createDocumentClient } from "../storage/client.js";
 import { DynamoPostRepository } from "../storage/dynamo-repository.js";
 import type { Config } from "./config.js";
 import { rehearseGet } from "./rehearsal.js";
+import { spendGuard } from "./spending.js";
 
 /** What every handler of an instance is built over. */
 export interface Runtime {
@@ -18,6 +19,8 @@ export interface Runtime {
   posts: PostStorage;
   /** The origins whose browser apps may read the answers. */
   corsOrigins: readonly string[];
+  /** The stage's spending limit, when on (SPEND_LIMIT_USD): the instance's meter and its guard. */
+  spending?: ReturnType<typeof spendGuard>;
 }
 
 /**
@@ -47,9 +50,39 @@ export function favourMemory(setFlags: (flags: string) => void = setFlagsFromStr
 
 /** Wires a configuration into a logger and a repository over a new client. */
 export function buildRuntime(config: Config): Runtime {
-  const posts = dynamoRepository(config, createDocumentClient(config));
+  const client = createDocumentClient(config);
+  const posts = dynamoRepository(config, client);
   const logger = createLogger(config.logLevel, config.serviceName);
-  return { logger, posts, corsOrigins: config.corsOrigins };
+  const spending = spendGuard(config, client, logger);
+  return { logger, posts, corsOrigins: config.corsOrigins, spending };
+}
+
+/**
+ * Init's first work: `work` within its budget (warmUp) and, beside it, the month's spending read
+ * from the ledger, so the instance knows before its first answer whether the stage is paused.
+ */
+async function initWork(runtime: Runtime, work: Parameters<typeof warmUp>[1]) {
+  await Promise.all([warmUp(runtime, work), runtime.spending?.meter.start()]);
+}
+
+/** A route's handler over the runtime: its storage, logger, CORS origins and spending limit. */
+const over = <H>(
+  route: (...args: Parameters<typeof getPost>) => H,
+  runtime: Runtime,
+  compress?: Parameters<typeof getPost>[3],
+) => route(runtime.posts, runtime.logger, runtime.corsOrigins, compress, runtime.spending?.guard);
+
+/**
+ * A write's handler (create, update, delete), after one small read at init: credentials,
+ * endpoint and connection ready before the first request.
+ */
+export async function preparedHandler<H>(
+  config: Config,
+  route: (...args: Parameters<typeof getPost>) => H,
+) {
+  const runtime = buildRuntime(config);
+  await initWork(runtime, (posts, signal) => posts.warmUp(signal));
+  return over(route, runtime);
 }
 
 /**
@@ -96,8 +129,8 @@ export async function warmUp(
  */
 export async function preparedListHandler(runtime: Runtime) {
   const compress = gzipMemo();
-  await warmUp(runtime, (posts, signal) => prepareList(posts, signal, compress));
-  return listPosts(runtime.posts, runtime.logger, runtime.corsOrigins, compress);
+  await initWork(runtime, (posts, signal) => prepareList(posts, signal, compress));
+  return over(listPosts, runtime, compress);
 }
 
 /**
@@ -124,8 +157,8 @@ export function collectYoungGarbage(setFlags: (flags: string) => void = setFlags
  */
 export async function preparedGetHandler(config: Config) {
   const runtime = buildRuntime(config);
-  await warmUp(runtime, (posts, signal) => posts.warmUp(signal));
+  await initWork(runtime, (posts, signal) => posts.warmUp(signal));
   await warmUp(runtime, () => rehearseGet(config, runtime.corsOrigins));
   collectYoungGarbage();
-  return getPost(runtime.posts, runtime.logger, runtime.corsOrigins);
+  return over(getPost, runtime);
 }

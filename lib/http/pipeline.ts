@@ -14,6 +14,7 @@ import { type RequestRecord, logRequest } from "./log-line.js";
 import { type InvocationContext, type Logger, invocationFields } from "./logger.js";
 import { type ApiRequest, apiRequest } from "./request.js";
 import { type Outgoing, type Reply, errorOutgoing, outgoing } from "./response.js";
+import { type SpendGuard, pausedReply } from "./spending.js";
 
 /** What a route does with a request. */
 export type BusinessStep = (request: ApiRequest) => Promise<Reply>;
@@ -28,6 +29,8 @@ export interface RouteOptions {
   corsOrigins?: readonly string[];
   /** The handler's compressor; by default a memo of its own (compress.ts). */
   compress?: Compress;
+  /** The stage's spending limit: a pause answers before the route's step; each answer counts. */
+  spend?: SpendGuard;
 }
 
 /** The last step: sends the answer, after `prepare` had the last word on it. */
@@ -109,6 +112,26 @@ async function render(reply: Reply, request: ApiRequest, { corsOrigins, compress
   return { response, failure };
 }
 
+/**
+ * The route's reply, or a paused stage's 503 before the route does anything, so a paused stage
+ * writes nothing.
+ */
+async function replyUnlessPaused(step: BusinessStep, ctx: RequestContext, spend?: SpendGuard) {
+  const pause = await spend?.pause();
+  return pause ? { reply: pausedReply(pause), failure: undefined } : replyWithin(step, ctx);
+}
+
+/** Tells the spending limit what the request used, once it is answered (or cut). */
+function countSpending(spend: SpendGuard | undefined, ctx: RequestContext, sent: Outgoing) {
+  const { counts } = ctx.request.scope;
+  return spend?.served({
+    bytesOut: sent.bytes,
+    readUnits: counts.ReadUnits ?? 0,
+    writeUnits: counts.WriteUnits ?? 0,
+    durationMs: performance.now() - ctx.started,
+  });
+}
+
 /** A route's step as a pipeline that ends in the writer it is given for each request. */
 export function pipeline(step: BusinessStep, logger: Logger, options: RouteOptions = {}) {
   const shaping: Shaping = {
@@ -124,15 +147,17 @@ export function pipeline(step: BusinessStep, logger: Logger, options: RouteOptio
   ) => {
     const ctx = openContext(event, context, coldStart, options.pathParameter);
     coldStart = false;
-    const replied = await replyWithin(step, ctx);
+    const replied = await replyUnlessPaused(step, ctx, options.spend);
     const rendered = await render(replied.reply, ctx.request, shaping);
     const sent = writer.prepare?.(rendered.response) ?? rendered.response;
     try {
       const result = await writer.write(sent);
       logRequest(logger, ctx, sent, { failure: replied.failure ?? rendered.failure });
+      await countSpending(options.spend, ctx, sent);
       return result;
     } catch (cut) {
       logRequest(logger, ctx, sent, { failure: cut, cut: true });
+      await countSpending(options.spend, ctx, sent);
       throw cut;
     }
   };

@@ -10,6 +10,7 @@ import { type ApiHandler, httpHandler } from "./handler.js";
 import type { Logger } from "./logger.js";
 import type { BusinessStep, RouteOptions } from "./pipeline.js";
 import type { ApiRequest } from "./request.js";
+import type { SpendGuard } from "./spending.js";
 import { type Reply, created, noContent, ok, okUnlessHeld, outgoing } from "./response.js";
 import { streamedHandler } from "./stream.js";
 
@@ -28,12 +29,14 @@ const route =
     logger: Logger,
     corsOrigins: readonly string[] = [],
     compress?: Compress,
+    spend?: SpendGuard,
   ) =>
     // Storage is bound to the request once: the step passes domain arguments only.
     wrap((request) => step(forRequest(storage, request.scope), request), logger, {
       pathParameter: onePost ? "post_pk" : undefined,
       corsOrigins,
       compress,
+      spend,
     });
 
 /** The list as storage keeps it, as a 200 (or 304 when If-None-Match names it). */

@@ -84,11 +84,12 @@ export class SpendMeter {
   }
 
   /**
-   * The pause in force, if any. A paused instance whose knowledge is a window old asks the ledger
-   * first, so a resume or a raised limit reaches it within one window.
+   * The pause in force, if any. An instance whose knowledge is a window old tells the ledger first
+   * (that window's one call), so a pause, a resume or a raised limit reaches it within one window,
+   * even one that was idle since.
    */
   async pause(): Promise<Pause | undefined> {
-    if (this.pausedNow() && this.now() - this.lastSync >= this.windowMs) await this.flush();
+    if (this.now() - this.lastSync >= this.windowMs) await this.flush();
     return this.pausedNow() ? pauseAt(this.limitUsd, this.now()) : undefined;
   }
 

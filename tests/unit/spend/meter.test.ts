@@ -131,11 +131,13 @@ describe("the spend meter", () => {
     expect(crossings).toHaveLength(2);
   });
 
-  it("reaches a paused instance within one window of a resume, and turns with the month", async () => {
+  it("learns of a pause, or a resume, within one window, idle or not, and turns with the month", async () => {
     const ledger = new MemoryLedger();
-    ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
     const { meter, tick } = meterOn(ledger, 0.05);
     await meter.start();
+    ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
+    expect(await meter.pause()).toBeUndefined();
+    tick(SPEND_WINDOW_MS);
     expect(await meter.pause()).toBeDefined();
     ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06), ceilingNano: toNanoUsd(0.11) });
     expect(await meter.pause()).toBeDefined();

@@ -1,0 +1,106 @@
+// `npm start` with a spending limit of 5 cents: plain lists of a blog of about a megabyte reach
+// it in seconds; then every route refuses, nothing is written, the pause outlives a restart, and
+// `npm run resume` brings the stage back.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import prices from "../../config/prices.json" with { type: "json" };
+import { type NpmStart, startNpmStart } from "../helpers/npm-start.js";
+import { runScript } from "../helpers/run-script.js";
+
+const LIMIT = "0.05";
+const POSTS = 250;
+const USD_PER_BYTE = prices.prices.dataTransferOut.usd / 2 ** 30;
+
+let dataDir = "";
+let api: NpmStart | undefined;
+
+const send = (method: string, path = "", body?: unknown) =>
+  fetch(`${api?.base}${path}`, {
+    method,
+    // Plain lists: the limit counts the bytes as sent, and gzip would send a fifth of them.
+    headers: { "content-type": "application/json", "accept-encoding": "identity" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+/** Runs `work` `count` times, four at once. */
+async function fourAtOnce(count: number, work: (i: number) => Promise<unknown>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await work(next++);
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "start-spend-"));
+  api = await startNpmStart(dataDir, { SPEND_LIMIT_USD: LIMIT });
+  const content = "x".repeat(4000);
+  await fourAtOnce(POSTS, async (i) => {
+    expect((await send("POST", "", { title: `post ${i}`, content })).status).toBe(201);
+  });
+}, 300_000);
+afterAll(async () => {
+  await api?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start with SPEND_LIMIT_USD=0.05", () => {
+  it("pauses after plain lists worth at least $0.02 of transfer, and every route refuses", async () => {
+    let sentUsd = 0;
+    let paused: Response | undefined;
+    for (let round = 0; round < 200 && !paused; round += 1) {
+      const answers = await Promise.all([send("GET"), send("GET"), send("GET"), send("GET")]);
+      for (const answer of answers) {
+        const body = await answer.arrayBuffer();
+        if (answer.status === 200) sentUsd += body.byteLength * USD_PER_BYTE;
+        else paused ??= new Response(body, answer);
+      }
+    }
+    expect(sentUsd).toBeGreaterThan(0.02);
+    // Within the overshoot: the lists' bytes alone are about 90% of what the stage counts.
+    expect(sentUsd).toBeLessThan(0.05 * 1.1);
+    expect(paused?.status).toBe(503);
+    const { detail } = (await paused?.json()) as { detail: string };
+    expect(detail).toContain("$0.05");
+    expect(Number(paused?.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    const refused = [
+      await send("GET", "/1"),
+      await send("PUT", "/1", { title: "changed" }),
+      await send("DELETE", "/2"),
+      await send("POST", "", { title: "while paused", content: "c" }),
+    ];
+    for (const answer of refused) {
+      expect(answer.status).toBe(503);
+      expect(((await answer.json()) as { detail: string }).detail).toContain("$0.05");
+    }
+    expect(api?.output()).toMatch(/stage paused/);
+  }, 300_000);
+
+  it("stays paused after a restart, and npm run resume brings it back with nothing written", async () => {
+    await api?.stop();
+    api = await startNpmStart(dataDir, { SPEND_LIMIT_USD: LIMIT });
+    expect((await send("GET")).status).toBe(503);
+
+    const env = { ...process.env, DYNAMODB_PORT: api.env.DYNAMODB_PORT };
+    const resumed = await runScript("scripts/resume.mjs", [], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(
+      /the stage now pauses at \$0\.1\d+, one more limit of \$0\.0500/,
+    );
+
+    const deadline = Date.now() + 30_000;
+    let answer = await send("GET");
+    while (answer.status === 503 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      answer = await send("GET");
+    }
+    expect(answer.status).toBe(200);
+    const posts = (await answer.json()) as { title: string }[];
+    expect(posts).toHaveLength(POSTS);
+    expect(posts.map((post) => post.title)).not.toContain("while paused");
+    expect(posts.find((post) => post.title === "changed")).toBeUndefined();
+  }, 300_000);
+});
