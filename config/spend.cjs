@@ -4,7 +4,7 @@
 // ledger items, and throttles the stage to 0 at the pause; a schedule reconciles the throttle at
 // each month's turn. None of it is billed at idle: Lambda's reads of a stream are free, and a
 // schedule's first 14 million invocations a month are too. With SPEND_LIMIT_USD=off, none exists.
-const { SERVICE } = require("./names.cjs");
+const { FUNCTION_IDS, SERVICE } = require("./names.cjs");
 const { spendLimitSetting } = require("./settings.cjs");
 const { readStageSettings } = require("./rest-stage.cjs");
 
@@ -129,12 +129,39 @@ function guardEnvironment(stage, env = process.env) {
   };
 }
 
-/** A serverless plugin: with SPEND_LIMIT_USD=off the stage has no guard function. */
+/**
+ * What each API function's role adds with the limit on: its meter's read at init and its flushes,
+ * on the ledger's items alone (keys that start "spend "), never an Idempotency-Key's record.
+ */
+const LEDGER_GRANT = {
+  Effect: "Allow",
+  Action: ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+  Resource: { "Fn::GetAtt": ["IdempotencyTable", "Arn"] },
+  Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["spend *"] } },
+};
+
+/** Adds the ledger's grant to the role of each API function of `template`. */
+function grantLedger(template) {
+  const resources = template.Resources ?? {};
+  for (const id of Object.values(FUNCTION_IDS)) {
+    const role = resources[id]?.Properties?.Role?.["Fn::GetAtt"]?.[0];
+    const policy = resources[role]?.Properties?.Policies?.[0]?.PolicyDocument;
+    if (policy) policy.Statement.push(LEDGER_GRANT);
+  }
+}
+
+/**
+ * A serverless plugin: with SPEND_LIMIT_USD=off the stage has no guard function; with it on, the
+ * API functions' roles may read and add to the ledger.
+ */
 class StageGuard {
   constructor(serverless) {
     this.hooks = {
       initialize: () => {
         if (!isOn()) delete serverless.service.functions.stageGuard;
+      },
+      "after:aws:package:finalize:mergeCustomProviderResources": () => {
+        if (isOn()) grantLedger(serverless.service.provider.compiledCloudFormationTemplate);
       },
     };
   }
@@ -142,6 +169,7 @@ class StageGuard {
 
 module.exports = StageGuard;
 Object.assign(module.exports, {
+  LEDGER_GRANT,
   spendResources,
   guardEnvironment,
   resources: async ({ resolveVariable }) => spendResources(await resolveVariable("sls:stage")),

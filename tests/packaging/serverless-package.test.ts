@@ -2,6 +2,7 @@
 // function zips), checked offline. The settings' effects are in the other files of this folder.
 import { COUNTER_ID } from "../../lib/storage/posts-table.js";
 import { readFile, readdir, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -234,29 +235,40 @@ describe("IAM", () => {
   const counterOnly = `PostsTable if ${JSON.stringify({
     "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": [String(COUNTER_ID)] },
   })}`;
+  const { LEDGER_GRANT } = createRequire(import.meta.url)("../../config/spend.cjs") as {
+    LEDGER_GRANT: { Condition: unknown };
+  };
+  /** The spending limit's meter, on by default: the ledger's items ("spend …") alone. */
+  const ledgerOnly = `IdempotencyTable if ${JSON.stringify(LEDGER_GRANT.Condition)}`;
+  const ledger = { [ledgerOnly]: ["dynamodb:GetItem", "dynamodb:UpdateItem"] };
 
   it.each([
     // BatchGetItem reads the change marker; UpdateItem on a writer also advances it. The list
     // and get functions' init calls (a list, a GetItem) need nothing they did not have.
-    ["ListPostsLambdaFunction", { PostsTable: ["dynamodb:BatchGetItem", "dynamodb:Scan"] }],
-    ["GetPostLambdaFunction", { PostsTable: ["dynamodb:GetItem"] }],
+    [
+      "ListPostsLambdaFunction",
+      { PostsTable: ["dynamodb:BatchGetItem", "dynamodb:Scan"], ...ledger },
+    ],
+    ["GetPostLambdaFunction", { PostsTable: ["dynamodb:GetItem"], ...ledger }],
     [
       "CreatePostLambdaFunction",
       {
         PostsTable: ["dynamodb:PutItem", "dynamodb:UpdateItem"],
         [counterOnly]: ["dynamodb:GetItem"],
         IdempotencyTable: ["dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+        ...ledger,
       },
     ],
     [
       "UpdatePostLambdaFunction",
-      { PostsTable: ["dynamodb:UpdateItem"], [counterOnly]: ["dynamodb:GetItem"] },
+      { PostsTable: ["dynamodb:UpdateItem"], [counterOnly]: ["dynamodb:GetItem"], ...ledger },
     ],
     [
       "DeletePostLambdaFunction",
       {
         PostsTable: ["dynamodb:DeleteItem", "dynamodb:UpdateItem"],
         [counterOnly]: ["dynamodb:GetItem"],
+        ...ledger,
       },
     ],
   ])("%s may make only the DynamoDB calls its code makes", (functionId, expected) => {

@@ -1,6 +1,6 @@
 // Unit tests: `npm run cost`'s pricing (scripts/lib/cost.mjs) on small hand-written templates, the
 // price file it reads, and the figures it copies from the code (metrics, a log line's size).
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
@@ -103,20 +103,19 @@ describe("idle cost", () => {
     expect(cost.unknown).toEqual([]);
   });
 
-  it("prices a web ACL at $5 and each of its rules at $1", () => {
+  it("prices a web ACL at $5 and each of its rules at $1, a client-credentials client at $6", () => {
     const acl = (rules: number) => ({
       Type: "AWS::WAFv2::WebACL",
       Properties: { Rules: Array.from({ length: rules }, (_, i) => ({ Name: `r${i}` })) },
     });
-    expect(idle({ One: acl(1), Three: acl(3) })).toEqual({ One: 6, Three: 8 });
-  });
-
-  it("prices an app client with the client-credentials grant at $6 a month", () => {
     const client = (flows: string[]) => ({
       Type: "AWS::Cognito::UserPoolClient",
       Properties: { AllowedOAuthFlows: flows },
     });
-    expect(idle({ Machine: client(["client_credentials"]), People: client(["code"]) })).toEqual({
+    const resources = { Machine: client(["client_credentials"]), People: client(["code"]) };
+    expect(idle({ One: acl(1), Three: acl(3), ...resources })).toEqual({
+      One: 6,
+      Three: 8,
       Machine: 6,
       People: 0,
     });
@@ -154,15 +153,6 @@ describe("idle cost", () => {
     expect(dashboardMetrics(joined)).toEqual({ count: 4 });
   });
 
-  it("cannot count a SEARCH expression: the dashboard is unknown, not $0", () => {
-    const search = [{ expression: "SEARCH('{AWS/Lambda,FunctionName} Errors', 'Sum')" }];
-    const cost = price({ Board: dashboard([search]) });
-    expect(cost.idle.lines).toEqual([]);
-    expect(cost.unknown).toEqual([
-      expect.objectContaining({ resource: "Board", type: "AWS::CloudWatch::Dashboard" }),
-    ]);
-  });
-
   it("counts each metric an alarm reads, the stage's first 10 free: 11 cost $0.10", () => {
     const alarms = {
       Errors: alarm({
@@ -175,11 +165,6 @@ describe("idle cost", () => {
     const cost = price(alarms);
     expect(cost.idle.lines.map((line) => line.usd)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0.1]);
     expect(cost.idle.totalUsd).toBe(0.1);
-  });
-
-  it("cannot price a Metrics Insights alarm", () => {
-    const query = { Id: "q", Expression: 'SELECT AVG(Duration) FROM "AWS/Lambda"', Period: 60 };
-    expect(price({ Insights: alarm({ Metrics: [query] }) }).unknown).toHaveLength(1);
   });
 
   it("estimates a Pipe's polls of a stream past the free 2.5 million streams reads", () => {
@@ -199,13 +184,22 @@ describe("idle cost", () => {
     expect(cost).toEqual({ Q1: 0, Q2: 0, P1: 0, P2: 0.148 });
   });
 
-  it("lists a type the price file does not know, or a table on provisioned capacity, as unknown", () => {
+  it("lists what it cannot price as unknown, not $0: a SEARCH it cannot count, a Metrics Insights alarm, a type the price file does not know, a table on provisioned capacity", () => {
+    const search = [{ expression: "SEARCH('{AWS/Lambda,FunctionName} Errors', 'Sum')" }];
+    const query = { Id: "q", Expression: 'SELECT AVG(Duration) FROM "AWS/Lambda"', Period: 60 };
     const cost = price({
+      Board: dashboard([search]),
+      Insights: alarm({ Metrics: [query] }),
       Cluster: { Type: "AWS::ElastiCache::CacheCluster" },
       Provisioned: { Type: "AWS::DynamoDB::Table", Properties: { BillingMode: "PROVISIONED" } },
     });
     expect(cost.idle).toEqual({ totalUsd: 0, lines: [] });
-    expect(cost.unknown.map((entry) => entry.resource)).toEqual(["Cluster", "Provisioned"]);
+    expect(cost.unknown.map(({ resource, type }) => [resource, type])).toEqual([
+      ["Board", "AWS::CloudWatch::Dashboard"],
+      ["Insights", "AWS::CloudWatch::Alarm"],
+      ["Cluster", "AWS::ElastiCache::CacheCluster"],
+      ["Provisioned", "AWS::DynamoDB::Table"],
+    ]);
   });
 });
 
@@ -267,9 +261,12 @@ describe("a million requests", () => {
   });
 
   it("states the bytes of a list of 100 posts of about 1,000 bytes, plain and gzipped", () => {
-    // Each post its own stretch of prose (gzip would squeeze repeated text far more), in the
-    // list's shape, gzipped at level 1 as the list route does (lib/http/compress.ts).
-    const words = readFileSync(`${root}docs/design.md`, "utf8").replace(/\s+/g, " ");
+    // Each post its own stretch of prose, the docs' (over 200 KB, so no stretch repeats within
+    // gzip's window, which would squeeze it far more), in the list's shape, gzipped at level 1 as
+    // the list route does (lib/http/compress.ts).
+    const docs = readdirSync(`${root}docs`).filter((name) => name.endsWith(".md"));
+    const text = docs.sort().map((name) => readFileSync(`${root}docs/${name}`, "utf8"));
+    const words = text.join(" ").replace(/\s+/g, " ");
     const stamp = "2026-28-11 10:00:00";
     const post = (id: number) => {
       const shell = { id, title: `Post ${id}`, content: "", created_at: stamp, updated_at: stamp };
@@ -311,17 +308,16 @@ describe("what the pricing copies from the code", () => {
         "arn:aws:lambda:us-east-1:123456789012:function:blog-post-api-prod-listPosts",
       awsRequestId: "8f5c2a1e-3b4d-4e6f-9a7b-1c2d3e4f5a6b",
     };
-    const event = {
-      httpMethod: "GET",
-      resource: "/api/post",
-      requestContext: { requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef" },
-    };
     const record = {
-      event,
+      request: {
+        method: "GET",
+        route: "GET /api/post",
+        requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
+        pathId: undefined,
+        scope: { counts: { ListFromMemory: 1, ReadUnits: 8 } },
+      },
       invocation: invocationFields(context, false),
-      pathId: undefined,
       started: performance.now() - 3,
-      counts: { ListFromMemory: 1, ReadUnits: 8 },
     };
     try {
       logRequest(createLogger("info"), record as never, { statusCode: 200, body: "" } as never, {});
