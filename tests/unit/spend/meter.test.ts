@@ -152,6 +152,18 @@ describe("the spend meter", () => {
     expect(await meter.pause()).toBeUndefined();
   });
 
+  it("loses only the unflushed window of an instance that dies", async () => {
+    const ledger = new MemoryLedger();
+    const { meter, tick } = meterOn(ledger, 100);
+    await meter.start();
+    await serve(meter, 3);
+    tick(SPEND_WINDOW_MS);
+    await serve(meter, 1);
+    await serve(meter, 5); // never flushed: the instance is gone before its next window
+    const four = toNanoUsd(usageUsd({ ...noUsage(), requests: 4, bytesOut: 4 * MB }));
+    expect(ledger.months.get("2026-11")?.spentNano).toBe(four);
+  });
+
   it("two instances flushing at once both count", async () => {
     const ledger = new MemoryLedger();
     const a = meterOn(ledger, 100);
