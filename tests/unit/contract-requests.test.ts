@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import * as fc from "fast-check";
 import { parse } from "yaml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseIdempotencyKey } from "../../lib/posts/idempotency-key.js";
 import { parsePostId, validateCreate, validateUpdate } from "../../lib/posts/post.js";
 import { parseClientTimestamp } from "../../lib/posts/timestamps.js";
@@ -25,16 +25,9 @@ import { contractSchema } from "../helpers/contract.js";
 const RUNS = 3_000;
 const serviceTimestamp = (value: unknown) => parseClientTimestamp(value) !== undefined;
 
-let zone: string | undefined;
-beforeAll(() => {
-  // The service format is read in the server's zone; the contract's patterns are for UTC.
-  zone = process.env.TZ;
-  process.env.TZ = "UTC";
-});
-afterAll(() => {
-  if (zone === undefined) delete process.env.TZ;
-  else process.env.TZ = zone;
-});
+// The service format is read in the server's zone; the contract's patterns are for UTC.
+beforeEach(() => vi.stubEnv("TZ", "UTC"));
+afterEach(() => vi.unstubAllEnvs());
 
 describe("a client timestamp (create's created_at and updated_at)", () => {
   const schema = contractSchema("components/schemas/ClientTimestamp") as Check;

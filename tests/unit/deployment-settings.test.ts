@@ -1,62 +1,37 @@
-// Unit tests: the deployment settings read by serverless.yml (config/*.cjs), without the CLI.
+// Unit tests: the deployment settings read by serverless.yml (config/*.cjs), without the CLI. The
+// packaging tests show a few refusals through the CLI itself.
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 
+// config/ is CommonJS without types.
+type Env = NodeJS.ProcessEnv;
 const require = createRequire(import.meta.url);
-const { readAuth } = require("../../config/auth.cjs") as {
-  readAuth(env: NodeJS.ProcessEnv): Record<string, unknown> | undefined;
-};
-const { openWritesProblem } = require("../../config/open-writes-guard.cjs") as {
-  openWritesProblem(env: NodeJS.ProcessEnv): string | undefined;
-};
-const { domainPrefix } = require("../../config/user-pool.cjs") as {
-  domainPrefix(stage: string, env: NodeJS.ProcessEnv): unknown;
-};
-const { readAlarmSettings } = require("../../config/alarms.cjs") as {
-  readAlarmSettings(env: NodeJS.ProcessEnv): Record<string, unknown>;
-};
-const { readApplicationLogLevel } = require("../../config/logging.cjs") as {
-  readApplicationLogLevel(env: NodeJS.ProcessEnv): string;
-};
-const { spendLimitSetting } = require("../../config/settings.cjs") as {
-  spendLimitSetting(env: NodeJS.ProcessEnv): string;
-};
-const { positiveInteger, readReservedConcurrency } = require("../../config/limits.cjs") as {
-  positiveInteger(name: string, env: NodeJS.ProcessEnv): number;
-  readReservedConcurrency(env: NodeJS.ProcessEnv): Record<string, number>;
-};
-const { readRateLimit } = require("../../config/waf.cjs") as {
-  readRateLimit(env: NodeJS.ProcessEnv): number | undefined;
-};
-const { readStageSettings } = require("../../config/rest-stage.cjs") as {
-  readStageSettings(env: NodeJS.ProcessEnv): Record<string, unknown>;
-};
-const { allowOriginParameter, gatewayResponses } =
-  require("../../config/gateway-responses.cjs") as {
-    allowOriginParameter(origins: string[]): string | undefined;
-    gatewayResponses(
-      restApiId: unknown,
-      env: NodeJS.ProcessEnv,
-    ): Record<
-      string,
-      { Properties: { ResponseType: string; ResponseParameters: Record<string, string> } }
-    >;
-  };
+const { readAuth } = require("../../config/auth.cjs");
+const { openWritesProblem } = require("../../config/open-writes-guard.cjs");
+const { domainPrefix } = require("../../config/user-pool.cjs");
+const { readAlarmSettings } = require("../../config/alarms.cjs");
+const { readApplicationLogLevel } = require("../../config/logging.cjs");
+const { spendLimitSetting } = require("../../config/settings.cjs");
+const { positiveInteger, readReservedConcurrency } = require("../../config/limits.cjs");
+const { readRateLimit } = require("../../config/waf.cjs");
+const { readStageSettings } = require("../../config/rest-stage.cjs");
+const { readSubscribers } = require("../../config/events.cjs");
+const { allowOriginParameter, gatewayResponses } = require("../../config/gateway-responses.cjs");
+
+const ISSUER = { AUTH_ISSUER_URL: "https://i.example" };
+const POOL = { AUTH_USER_POOL: "true" };
 
 describe("readAuth", () => {
-  it("is off without an issuer, whatever else is set", () => {
-    expect(readAuth({ AUTH_AUDIENCE: "blog", AUTH_READS: "true" })).toBeUndefined();
-    expect(readAuth({ AUTH_ISSUER_URL: "  " })).toBeUndefined();
+  it.each([
+    { AUTH_AUDIENCE: "blog", AUTH_READS: "true" },
+    { AUTH_ISSUER_URL: "  " },
+    { AUTH_USER_POOL: "false" },
+  ])("is off without an issuer or the stage's pool: %o", (env) => {
+    expect(readAuth(env)).toBeUndefined();
   });
 
   it("reads a comma-separated audience, an optional scope and AUTH_READS", () => {
-    expect(
-      readAuth({
-        AUTH_ISSUER_URL: "https://i.example",
-        AUTH_AUDIENCE: " a, ,b ",
-        AUTH_READS: "true",
-      }),
-    ).toEqual({
+    expect(readAuth({ ...ISSUER, AUTH_AUDIENCE: " a, ,b ", AUTH_READS: "true" })).toEqual({
       issuerUrl: "https://i.example",
       audience: ["a", "b"],
       writeScope: undefined,
@@ -64,13 +39,15 @@ describe("readAuth", () => {
       userPool: false,
       machineClient: false,
     });
-    expect(
-      readAuth({ AUTH_ISSUER_URL: "https://i.example", AUTH_AUDIENCE: "a", AUTH_WRITE_SCOPE: "w" }),
-    ).toMatchObject({ writeScope: "w", reads: false, userPool: false });
+    expect(readAuth({ ...ISSUER, AUTH_AUDIENCE: "a", AUTH_WRITE_SCOPE: "w" })).toMatchObject({
+      writeScope: "w",
+      reads: false,
+      userPool: false,
+    });
   });
 
   it("with AUTH_USER_POOL=true, trusts the stage's pool and the clients allowed its scope", () => {
-    expect(readAuth({ AUTH_USER_POOL: "true" })).toEqual({
+    expect(readAuth(POOL)).toEqual({
       issuerUrl: {
         "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}",
       },
@@ -80,35 +57,20 @@ describe("readAuth", () => {
       userPool: true,
       machineClient: false,
     });
-    expect(readAuth({ AUTH_USER_POOL: "true", AUTH_MACHINE_CLIENT: "true" })).toMatchObject({
+    expect(readAuth({ ...POOL, AUTH_MACHINE_CLIENT: "true", AUTH_READS: "true" })).toMatchObject({
       machineClient: true,
+      reads: true,
     });
-    expect(readAuth({ AUTH_USER_POOL: "false" })).toBeUndefined();
-    expect(readAuth({ AUTH_USER_POOL: "true", AUTH_READS: "true" })).toMatchObject({ reads: true });
   });
 
   it.each([
-    [
-      { AUTH_USER_POOL: "true", AUTH_ISSUER_URL: "https://i.example", AUTH_AUDIENCE: "a" },
-      /AUTH_USER_POOL=true and AUTH_ISSUER_URL both name who issues the tokens: set one/,
-    ],
+    [{ ...POOL, ...ISSUER }, /AUTH_USER_POOL=true and AUTH_ISSUER_URL both name who issues the/],
     [{ AUTH_USER_POOL: "yes" }, /AUTH_USER_POOL must be true or false, not "yes"/],
-    [
-      { AUTH_MACHINE_CLIENT: "true" },
-      /AUTH_MACHINE_CLIENT=true adds a client to the stage's own user pool: set AUTH_USER_POOL=true too/,
-    ],
-    [
-      { AUTH_USER_POOL: "true", AUTH_MACHINE_CLIENT: "1" },
-      /AUTH_MACHINE_CLIENT must be true or false/,
-    ],
-    [
-      { AUTH_USER_POOL: "true", AUTH_AUDIENCE: "people-app" },
-      /AUTH_AUDIENCE does not apply with AUTH_USER_POOL=true/,
-    ],
-    [
-      { AUTH_USER_POOL: "true", AUTH_WRITE_SCOPE: "blog/admin" },
-      /AUTH_WRITE_SCOPE does not apply with AUTH_USER_POOL=true: the pool's write scope is blog\/write/,
-    ],
+    [{ AUTH_MACHINE_CLIENT: "true" }, /AUTH_MACHINE_CLIENT=true adds a client to the stage's own/],
+    [{ ...POOL, AUTH_MACHINE_CLIENT: "1" }, /AUTH_MACHINE_CLIENT must be true or false/],
+    [{ ...POOL, AUTH_AUDIENCE: "people-app" }, /AUTH_AUDIENCE does not apply with AUTH_USER_POOL/],
+    [{ ...POOL, AUTH_WRITE_SCOPE: "w" }, /AUTH_WRITE_SCOPE does not apply .*scope is blog\/write/],
+    [{ ...ISSUER, AUTH_AUDIENCE: "blog", AUTH_READS: "yes" }, /AUTH_READS must be true or false/],
   ])("refuses %o with a message naming the settings", (env, message) => {
     expect(() => readAuth(env)).toThrow(message);
   });
@@ -134,28 +96,29 @@ describe("domainPrefix", () => {
 
 describe("openWritesProblem", () => {
   it.each([
-    [{}, /no authorizer is configured/],
-    [{ ALLOW_ANONYMOUS_WRITES: "false" }, /no authorizer is configured/],
-    [{ ALLOW_ANONYMOUS_WRITES: "yes" }, /ALLOW_ANONYMOUS_WRITES must be true or false/],
-    [{ AUTH_AUDIENCE: "blog", AUTH_USER_POOL: "false" }, /no authorizer is configured/],
-  ])("refuses %o", (env, message) => {
-    expect(openWritesProblem(env)).toMatch(message);
-  });
-
-  it("names the three ways on in its refusal", () => {
-    const problem = openWritesProblem({}) ?? "";
+    {},
+    { ALLOW_ANONYMOUS_WRITES: "false" },
+    { AUTH_AUDIENCE: "blog", AUTH_USER_POOL: "false" },
+  ])("refuses %o, naming the three ways on", (env) => {
+    const problem = openWritesProblem(env);
+    expect(problem).toMatch(/no authorizer is configured/);
     for (const way of ["AUTH_USER_POOL=true", "AUTH_ISSUER_URL", "ALLOW_ANONYMOUS_WRITES=true"]) {
       expect(problem).toContain(way);
     }
   });
 
-  it.each([
-    [{ ALLOW_ANONYMOUS_WRITES: "true" }],
-    [{ AUTH_ISSUER_URL: "https://i.example", AUTH_AUDIENCE: "blog" }],
-    [{ AUTH_USER_POOL: "true" }],
-  ])("lets %o through", (env) => {
-    expect(openWritesProblem(env)).toBeUndefined();
+  it("refuses an ALLOW_ANONYMOUS_WRITES that is not true or false", () => {
+    expect(openWritesProblem({ ALLOW_ANONYMOUS_WRITES: "yes" })).toMatch(
+      /ALLOW_ANONYMOUS_WRITES must be true or false/,
+    );
   });
+
+  it.each([{ ALLOW_ANONYMOUS_WRITES: "true" }, { ...ISSUER, AUTH_AUDIENCE: "blog" }, POOL])(
+    "lets %o through",
+    (env) => {
+      expect(openWritesProblem(env)).toBeUndefined();
+    },
+  );
 });
 
 describe("readReservedConcurrency", () => {
@@ -177,8 +140,16 @@ describe("readReservedConcurrency", () => {
   );
 });
 
-describe("readAlarmSettings", () => {
-  it("takes the thresholds and ceilings from the settings, or their defaults", () => {
+describe("positive integer settings", () => {
+  it("a table's ceiling is a positive integer, its default when unset", () => {
+    expect(positiveInteger("TABLE_MAX_READ_UNITS", {})).toBe(1000);
+    expect(positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "400" })).toBe(400);
+    expect(() => positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "0" })).toThrow(
+      'TABLE_MAX_READ_UNITS must be a positive integer, not "0"',
+    );
+  });
+
+  it("the alarms take their thresholds and ceilings from the settings, or their defaults", () => {
     expect(readAlarmSettings({})).toEqual({
       topic: "",
       latencyMs: 1000,
@@ -186,22 +157,40 @@ describe("readAlarmSettings", () => {
       maxReadUnits: 1000,
       maxWriteUnits: 200,
     });
-    expect(
-      readAlarmSettings({
-        ALARM_TOPIC_ARN: " arn:t ",
-        LATENCY_ALARM_MS: "250",
-        CAPACITY_ALARM_PERCENT: "100",
-        TABLE_MAX_READ_UNITS: "50",
-      }),
-    ).toMatchObject({ topic: "arn:t", latencyMs: 250, capacityPercent: 100, maxReadUnits: 50 });
+    const env = {
+      ALARM_TOPIC_ARN: " arn:t ",
+      LATENCY_ALARM_MS: "250",
+      CAPACITY_ALARM_PERCENT: "100",
+      TABLE_MAX_READ_UNITS: "50",
+    };
+    expect(readAlarmSettings(env)).toMatchObject({
+      topic: "arn:t",
+      latencyMs: 250,
+      capacityPercent: 100,
+      maxReadUnits: 50,
+    });
   });
 
+  it("the stage throttles at 100/200, with access logs and tracing off, by default", () => {
+    expect(readStageSettings({})).toEqual({
+      rateLimit: 100,
+      burstLimit: 200,
+      accessLogs: false,
+      tracing: false,
+      logRetentionDays: 30,
+    });
+  });
+
+  // The wording of a positive integer's refusal is positiveInteger's, above.
   it.each([
-    [{ LATENCY_ALARM_MS: "fast" }, /LATENCY_ALARM_MS must be a positive integer/],
-    [{ CAPACITY_ALARM_PERCENT: "0" }, /CAPACITY_ALARM_PERCENT must be a positive integer/],
-    [{ CAPACITY_ALARM_PERCENT: "101" }, /CAPACITY_ALARM_PERCENT must be at most 100, not 101/],
-  ])("refuses %o", (env, message) => {
-    expect(() => readAlarmSettings(env)).toThrow(message);
+    [readAlarmSettings, { LATENCY_ALARM_MS: "fast" }, /^LATENCY_ALARM_MS /],
+    [readAlarmSettings, { CAPACITY_ALARM_PERCENT: "0" }, /^CAPACITY_ALARM_PERCENT /],
+    [readAlarmSettings, { CAPACITY_ALARM_PERCENT: "101" }, /PERCENT must be at most 100, not 101/],
+    [readStageSettings, { ACCESS_LOGS: "yes" }, /ACCESS_LOGS must be true or false, not "yes"/],
+    [readStageSettings, { TRACING: "1" }, /TRACING must be true or false, not "1"/],
+    [readStageSettings, { API_RATE_LIMIT: "0" }, /^API_RATE_LIMIT /],
+  ])("%o refuses %o", (read, env, message) => {
+    expect(() => read(env)).toThrow(message);
   });
 });
 
@@ -222,88 +211,74 @@ describe("readRateLimit (WAF_RATE_LIMIT)", () => {
   });
 });
 
-describe("readStageSettings", () => {
-  it("throttles at 100/200, with access logs and tracing off, by default", () => {
-    expect(readStageSettings({})).toEqual({
-      rateLimit: 100,
-      burstLimit: 200,
-      accessLogs: false,
-      tracing: false,
-      logRetentionDays: 30,
-    });
+describe("WEBHOOK_SUBSCRIBERS", () => {
+  it("reads name=url pairs, and none when unset", () => {
+    expect(readSubscribers({})).toEqual([]);
+    const WEBHOOK_SUBSCRIBERS = " site=https://a.example/x , cdn=https://203.0.114.9/";
+    expect(readSubscribers({ WEBHOOK_SUBSCRIBERS })).toEqual([
+      { name: "site", url: "https://a.example/x" },
+      { name: "cdn", url: "https://203.0.114.9/" },
+    ]);
   });
 
+  // Which addresses are refused: tests/unit/events/address.test.ts walks them all through here.
   it.each([
-    [{ ACCESS_LOGS: "yes" }, /ACCESS_LOGS must be true or false, not "yes"/],
-    [{ TRACING: "1" }, /TRACING must be true or false, not "1"/],
-    [{ API_RATE_LIMIT: "0" }, /API_RATE_LIMIT must be a positive integer/],
-  ])("refuses %o", (env, message) => {
-    expect(() => readStageSettings(env)).toThrow(message);
+    ["site=http://a.example/", "is not https"],
+    ["site=https://u:p@a.example/", "carries credentials"],
+    ["site=https://localhost:8443/", "an address that is not public"],
+    ["site=https://hooks.localhost/", "an address that is not public"],
+    ["site=not a url", "name=https://url pairs"],
+    ["a b=https://a.example/", "name=https://url pairs"],
+  ])("refuses %s", (setting, reason) => {
+    expect(() => readSubscribers({ WEBHOOK_SUBSCRIBERS: setting })).toThrow(reason);
   });
 });
 
-describe("the gateway answers' Access-Control-Allow-Origin", () => {
+describe("the gateway's own answers", () => {
   it.each([
     [[], undefined],
     [["https://a.example"], "'https://a.example'"],
     [["*"], "'*'"],
     [["https://a.example", "https://b.example"], "method.request.header.origin"],
-  ])("for %j is %s", (origins, expected) => {
+  ])("allow the origins %j as %s", (origins, expected) => {
     expect(allowOriginParameter(origins)).toBe(expected);
   });
-});
 
-describe("the gateway answers' Access-Control-Expose-Headers", () => {
+  type Answer = {
+    Properties: { ResponseType: string; ResponseParameters: Record<string, string> };
+  };
   /** Each answer type's Access-Control-Expose-Headers, with these settings. */
-  const exposed = (env: NodeJS.ProcessEnv) =>
+  const exposed = (env: Env) =>
     Object.fromEntries(
-      Object.values(gatewayResponses({ Ref: "ApiGatewayRestApi" }, env)).map(({ Properties }) => [
-        Properties.ResponseType,
-        Properties.ResponseParameters["gatewayresponse.header.Access-Control-Expose-Headers"],
-      ]),
+      Object.values<Answer>(gatewayResponses({ Ref: "ApiGatewayRestApi" }, env)).map(
+        ({ Properties }) => [
+          Properties.ResponseType,
+          Properties.ResponseParameters["gatewayresponse.header.Access-Control-Expose-Headers"],
+        ],
+      ),
     );
 
-  it("name the headers an answer carries beyond the simple ones, so a browser app reads them", () => {
+  it("expose the headers they carry beyond the simple ones, so a browser app reads them", () => {
     const withCors = exposed({ CORS_ORIGINS: "https://a.example" });
     // The client honours a 429's Retry-After; a page could not read it otherwise.
     expect(withCors.THROTTLED).toBe("'Retry-After'");
     expect(withCors.UNAUTHORIZED).toBe("'WWW-Authenticate'");
     expect(withCors.ACCESS_DENIED).toBeUndefined();
-  });
-
-  it("are absent without CORS_ORIGINS", () => {
-    expect(Object.values(exposed({})).filter(Boolean)).toEqual([]);
+    expect(Object.values(exposed({})).filter(Boolean), "without CORS_ORIGINS").toEqual([]);
   });
 });
 
-// The settings serverless reads refuse a bad value in one line; the packaging tests show a few
-// of them through the CLI itself.
-describe("the other settings' refusals", () => {
+describe("the functions' settings as serverless hands them over", () => {
   it("LOG_LEVEL is info (the default), error or silent, as Lambda's own levels", () => {
     expect(readApplicationLogLevel({})).toBe("INFO");
     expect(readApplicationLogLevel({ LOG_LEVEL: " silent " })).toBe("FATAL");
     expect(() => readApplicationLogLevel({ LOG_LEVEL: "verbose" })).toThrow(/^LOG_LEVEL /);
   });
 
-  it("SPEND_LIMIT_USD reaches the functions as off or the dollars as written, 10 by default", () => {
+  it("SPEND_LIMIT_USD is off or the dollars as written, 10 by default", () => {
     expect(spendLimitSetting({})).toBe("10");
     expect(spendLimitSetting({ SPEND_LIMIT_USD: " OFF " })).toBe("off");
     expect(spendLimitSetting({ SPEND_LIMIT_USD: " 0.0000001 " })).toBe("0.0000001");
     expect(() => spendLimitSetting({ SPEND_LIMIT_USD: "-1" })).toThrow(/^SPEND_LIMIT_USD /);
-  });
-
-  it("AUTH_READS is true or false", () => {
-    const auth = { AUTH_ISSUER_URL: "https://issuer.example", AUTH_AUDIENCE: "blog" };
-    expect(() => readAuth({ ...auth, AUTH_READS: "yes" })).toThrow(
-      'AUTH_READS must be true or false, not "yes"',
-    );
-  });
-
-  it("a table's ceiling is a positive integer", () => {
-    expect(positiveInteger("TABLE_MAX_READ_UNITS", {})).toBe(1000);
-    expect(positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "400" })).toBe(400);
-    expect(() => positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "0" })).toThrow(
-      'TABLE_MAX_READ_UNITS must be a positive integer, not "0"',
-    );
   });
 });

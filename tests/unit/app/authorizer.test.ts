@@ -9,16 +9,17 @@ import {
   readGroupScopes,
 } from "../../../lib/app/authorizer.js";
 
-const BASE = { AUTH_ISSUER_URL: "https://issuer.example", AUTH_AUDIENCE: " a , ,b " };
+const BASE = { AUTH_ISSUER_URL: " https://issuer.example ", AUTH_AUDIENCE: " a , ,b " };
 
 describe("readAuthorizerSettings", () => {
-  it("reads the issuer, the audiences and the scope, and checks signatures on AWS", () => {
+  it("reads the issuer, the audiences and the scope, trimmed, and checks signatures on AWS", () => {
     expect(readAuthorizerSettings({ ...BASE, AUTH_WRITE_SCOPE: " blog/write " })).toEqual({
       issuer: "https://issuer.example",
       audiences: ["a", "b"],
       writeScope: "blog/write",
       verifySignature: true,
     });
+    expect(readAuthorizerSettings(BASE).writeScope).toBeUndefined();
     expect(readAuthorizerSettings({ ...BASE, AUTH_WRITE_SCOPE: "" }).writeScope).toBeUndefined();
   });
 
@@ -27,11 +28,6 @@ describe("readAuthorizerSettings", () => {
       const local = { ...BASE, AUTH_ISSUER_URL: `http://${host}`, IS_OFFLINE: "true" };
       expect(readAuthorizerSettings(local).verifySignature, host).toBe(false);
     }
-  });
-
-  it("trims the issuer, and leaves the scope unset when none is given", () => {
-    const settings = readAuthorizerSettings({ ...BASE, AUTH_ISSUER_URL: " https://i.example " });
-    expect(settings).toMatchObject({ issuer: "https://i.example", writeScope: undefined });
   });
 
   it("builds the authorizer from the environment, refusing a token without a header", async () => {
@@ -57,16 +53,26 @@ describe("readAuthorizerSettings", () => {
   });
 });
 
-describe("readGroupScopes", () => {
-  it("reads each group's scopes", () => {
+describe("the scope trigger's GROUP_SCOPES", () => {
+  it("maps each group to its scopes, which the trigger its environment configures grants", async () => {
     const GROUP_SCOPES = '{"writers":["blog/write","blog/read"],"readers":["blog/read"]}';
     expect(readGroupScopes({ GROUP_SCOPES })).toEqual({
       writers: ["blog/write", "blog/read"],
       readers: ["blog/read"],
     });
+    const event = {
+      request: { userAttributes: {}, groupConfiguration: { groupsToOverride: ["writers"] } },
+      response: { claimsAndScopeOverrideDetails: {} },
+    } as unknown as PreTokenGenerationV2TriggerEvent;
+    const answered = await buildScopeGrant({ GROUP_SCOPES })(event);
+    expect(answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration).toEqual({
+      scopesToAdd: ["blog/read", "blog/write"],
+    });
   });
 
+  // Unset too: the trigger never starts without its groups.
   it.each([
+    undefined,
     "",
     "nope",
     "[]",
@@ -77,27 +83,7 @@ describe("readGroupScopes", () => {
     '{"writers":["blog/write"],"readers":"blog/read"}',
   ])("refuses GROUP_SCOPES=%j, naming it", (GROUP_SCOPES) => {
     expect(() => readGroupScopes({ GROUP_SCOPES })).toThrow(
-      `GROUP_SCOPES must map groups to lists of scopes, not ${GROUP_SCOPES}`,
+      new Error(`GROUP_SCOPES must map groups to lists of scopes, not ${GROUP_SCOPES ?? ""}`),
     );
-  });
-
-  it("refuses an unset GROUP_SCOPES, so the trigger never starts without its groups", () => {
-    expect(() => readGroupScopes({})).toThrow(
-      /^GROUP_SCOPES must map groups to lists of scopes, not $/,
-    );
-  });
-});
-
-describe("buildScopeGrant", () => {
-  it("builds the trigger its environment's groups configure", async () => {
-    const grant = buildScopeGrant({ GROUP_SCOPES: '{"writers":["blog/write"]}' });
-    const event = {
-      request: { userAttributes: {}, groupConfiguration: { groupsToOverride: ["writers"] } },
-      response: { claimsAndScopeOverrideDetails: {} },
-    } as unknown as PreTokenGenerationV2TriggerEvent;
-    const answered = await grant(event);
-    expect(answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration).toEqual({
-      scopesToAdd: ["blog/write"],
-    });
   });
 });

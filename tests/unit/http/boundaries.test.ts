@@ -1,21 +1,20 @@
 // Unit: the HTTP adapter at its edges: body sizes exactly at the limit and one byte past it,
-// bodies of every shape serverless-offline and API Gateway hand over, gzip at its threshold, the
-// headers each kind of answer carries, and the request's log line.
+// bodies of every shape serverless-offline and API Gateway hand over, gzip at its threshold, and
+// the request's log line.
 import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { bufferedResult, httpHandler } from "../../../lib/http/handler.js";
 import { BODY_MAX_BYTES } from "../../../lib/http/request.js";
 import { acceptsGzip } from "../../../lib/http/compress.js";
-import { type Reply, ok, okUnlessHeld, outgoing } from "../../../lib/http/response.js";
-import type { LogFields, Logger } from "../../../lib/http/logger.js";
+import { type Reply, ok, outgoing } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
+import { quietLogger, recordingLogger } from "../../helpers/handlers.js";
 
 /** A reply as a buffered function returns it. */
 const toResponse = async (reply: Reply, gzip: boolean) =>
   bufferedResult(await outgoing(reply, gzip));
-const quiet: Logger = { info: () => {}, error: () => {} };
-const echo = httpHandler(async (request) => ok(request.jsonObject()), quiet);
+const echo = httpHandler(async (request) => ok(request.jsonObject()), quietLogger);
 
 /** A JSON object of exactly `bytes` UTF-8 bytes: `{"a":"…"}` filled with `fill`. */
 const objectOfBytes = (bytes: number, fill: "x" | "é") => {
@@ -27,34 +26,33 @@ const objectOfBytes = (bytes: number, fill: "x" | "é") => {
 };
 
 describe("the request body limit", () => {
-  it.each(["x", "é"] as const)(
-    "takes a text body of exactly the limit (%s) and refuses one byte more",
-    async (fill) => {
+  const base64 = (json: string) => Buffer.from(json).toString("base64");
+
+  it.each([
+    ["a text body", "x", false],
+    ["a text body of two-byte characters", "é", false],
+    ["a base64 body, measured by what it decodes to", "x", true],
+  ] as const)(
+    "takes %s of exactly the limit and refuses one byte more",
+    async (_, fill, encoded) => {
+      const send = (json: string) =>
+        invoke(echo, {
+          method: "POST",
+          body: encoded ? base64(json) : json,
+          isBase64Encoded: encoded,
+        });
       const atLimit = objectOfBytes(BODY_MAX_BYTES, fill);
-      expect((await invoke(echo, { method: "POST", body: atLimit })).status).toBe(200);
+      // 2^20 is not a multiple of 3: the base64 body is padded, and the padding is not counted.
+      if (encoded) expect(base64(atLimit)).toMatch(/=$/);
+      expect((await send(atLimit)).status).toBe(200);
       const over = atLimit.replace('"a":"', '"a":"x');
-      expect(await invoke(echo, { method: "POST", body: over })).toMatchObject({
+      // The detail's wording is request.ts's own test's to hold.
+      expect(await send(over)).toMatchObject({
         status: 413,
-        body: { detail: `Request body must be at most ${BODY_MAX_BYTES} bytes` },
+        body: { detail: expect.stringMatching(/\w/) },
       });
     },
   );
-
-  it("measures a base64 body by what it decodes to, padding included", async () => {
-    const base64 = (json: string) => Buffer.from(json).toString("base64");
-    const atLimit = objectOfBytes(BODY_MAX_BYTES, "x");
-    expect(base64(atLimit)).toMatch(/=$/); // 2^20 is not a multiple of 3: the body is padded
-    const taken = await invoke(echo, {
-      method: "POST",
-      body: base64(atLimit),
-      isBase64Encoded: true,
-    });
-    expect(taken.status).toBe(200);
-    const over = base64(atLimit.replace('"a":"', '"a":"x'));
-    expect(await invoke(echo, { method: "POST", body: over, isBase64Encoded: true })).toMatchObject(
-      { status: 413 },
-    );
-  });
 });
 
 describe("body shapes", () => {
@@ -102,73 +100,34 @@ describe("gzip at its threshold", () => {
   });
 });
 
-describe("headers by kind of answer", () => {
-  it("a body the client may cache: its ETag and no-cache; a 304 keeps them and varies", async () => {
-    const fresh = await toResponse(okUnlessHeld(["[]"], '"t"', undefined), false);
-    expect(fresh.headers).toMatchObject({ etag: '"t"', "cache-control": "no-cache" });
-    const held = await toResponse(okUnlessHeld(["[]"], '"t"', '"t"'), false);
-    expect(held).toEqual({
-      statusCode: 304,
-      body: "",
-      headers: { etag: '"t"', "cache-control": "no-cache", vary: "accept-encoding" },
-    });
-  });
-
-  it("a gzipped answer: content-encoding, vary and the gzip form of its ETag", async () => {
-    const zipped = await toResponse(okUnlessHeld(["x".repeat(2_000)], '"t"', undefined), true);
-    expect(zipped.headers).toMatchObject({
-      "content-encoding": "gzip",
-      vary: "accept-encoding",
-      etag: '"t-gzip"',
-    });
-  });
-});
-
 describe("the request's log line", () => {
   afterEach(() => {
     vi.restoreAllMocks();
     vi.useRealTimers();
   });
 
-  const recording = () => {
-    const lines: { level: string; message: string; fields?: LogFields }[] = [];
-    const logger: Logger = {
-      info: (message, fields) => lines.push({ level: "info", message, fields }),
-      error: (message, fields) => lines.push({ level: "error", message, fields }),
-    };
-    return { logger, lines };
-  };
-
-  it("is 'request' at info for an answer under 500, with its duration in ms to 0.01", async () => {
-    const { logger, lines } = recording();
-    vi.spyOn(performance, "now").mockReturnValueOnce(1_000).mockReturnValueOnce(1_012.3456);
-    await httpHandler(async () => ok([]), logger)(apiEvent({ method: "GET" }));
-    expect(lines).toEqual([
-      { level: "info", message: "request", fields: expect.objectContaining({ status: 200 }) },
-    ]);
-    expect(lines[0]?.fields?.durationMs).toBe(12.35);
-  });
-
-  it("is 'request failed' at error for a 500", async () => {
-    const { logger, lines } = recording();
-    await httpHandler(
+  it.each([
+    ["'request' at info for an answer under 500", async () => ok([]), "info", "request", 200],
+    [
+      "'request failed' at error for a 500",
       async () => Promise.reject(new Error("boom")),
-      logger,
-    )(apiEvent({ method: "GET" }));
-    expect(lines).toEqual([
-      {
-        level: "error",
-        message: "request failed",
-        fields: expect.objectContaining({ status: 500, error: expect.any(Object) }),
-      },
-    ]);
+      "error",
+      "request failed",
+      500,
+    ],
+  ])("is %s, with its duration in ms to 0.01", async (_, step, level, message, status) => {
+    const { logger, lines } = recordingLogger();
+    vi.spyOn(performance, "now").mockReturnValueOnce(1_000).mockReturnValueOnce(1_012.3456);
+    await httpHandler(step, logger)(apiEvent({ method: "GET" }));
+    expect(lines).toEqual([{ level, message, fields: expect.objectContaining({ status }) }]);
+    expect(lines[0]?.fields?.durationMs).toBe(12.35);
   });
 
   it.each([
     ["no request context", undefined],
     ["a request context of only a request id", { requestId: "r-1" }],
   ])("is written for an event with %s, and the request answered", async (_label, context) => {
-    const { logger, lines } = recording();
+    const { logger, lines } = recordingLogger();
     const event = { ...apiEvent({ method: "GET" }), requestContext: context };
     const handler = httpHandler(async () => ok([]), logger);
     const response = (await handler(event as never)) as APIGatewayProxyResult;
@@ -179,7 +138,7 @@ describe("the request's log line", () => {
 
   it("leaves no timer behind once the step has answered", async () => {
     vi.useFakeTimers();
-    await httpHandler(async () => ok([]), quiet)(apiEvent({ method: "GET" }));
+    await httpHandler(async () => ok([]), quietLogger)(apiEvent({ method: "GET" }));
     expect(vi.getTimerCount()).toBe(0);
   });
 });

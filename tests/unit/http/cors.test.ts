@@ -1,5 +1,5 @@
-// Unit: CORS on the functions' answers (a REST API adds none to a Lambda proxy answer) and the
-// path a created post's Location is built under.
+// Unit: CORS on the functions' answers (a REST API adds none to a Lambda proxy answer), and what a
+// step reads of a REST event: its headers, and the path a created post's Location is built under.
 import { describe, expect, it } from "vitest";
 import { corsHeaders } from "../../../lib/http/cors.js";
 import { httpHandler } from "../../../lib/http/handler.js";
@@ -10,6 +10,7 @@ import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 
 const A = "https://a.example";
 const B = "https://b.example";
+const EXPOSED = "Location, ETag, Retry-After";
 
 describe("corsHeaders", () => {
   it("adds nothing when CORS is off", () => {
@@ -19,7 +20,7 @@ describe("corsHeaders", () => {
   it("names a listed origin, exposes Location and ETag, and varies by origin", () => {
     expect(corsHeaders([A, B], B)).toEqual({
       "access-control-allow-origin": B,
-      "access-control-expose-headers": "Location, ETag, Retry-After",
+      "access-control-expose-headers": EXPOSED,
       vary: "origin",
     });
   });
@@ -34,20 +35,17 @@ describe("corsHeaders", () => {
   it("allows any origin with *, the same answer for all", () => {
     expect(corsHeaders(["*"], "https://x.example")).toEqual({
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": "Location, ETag, Retry-After",
+      "access-control-expose-headers": EXPOSED,
     });
   });
 });
 
 describe("an answer's CORS headers", () => {
-  const handler = httpHandler(async () => ok([]), quietLogger, { corsOrigins: [A] });
+  const gzipped = apiEvent({ method: "GET", headers: { origin: A, "accept-encoding": "gzip" } });
+  const large = async () => ok("x".repeat(2_000));
 
   it("come with the answer for a listed origin, one Vary naming origin and encoding", async () => {
-    const zipped = httpHandler(async () => ok("x".repeat(2_000)), quietLogger, {
-      corsOrigins: [A],
-    });
-    const event = apiEvent({ method: "GET", headers: { origin: A, "accept-encoding": "gzip" } });
-    const response = await zipped(event);
+    const response = await httpHandler(large, quietLogger, { corsOrigins: [A] })(gzipped);
     expect(response.isBase64Encoded).toBe(true);
     expect(response.headers).toMatchObject({
       "access-control-allow-origin": A,
@@ -56,46 +54,20 @@ describe("an answer's CORS headers", () => {
   });
 
   it("are absent for another origin", async () => {
+    const handler = httpHandler(async () => ok([]), quietLogger, { corsOrigins: [A] });
     const response = await invoke(handler, { method: "GET", headers: { origin: B } });
     expect(response.headers["access-control-allow-origin"]).toBeUndefined();
     expect(response.headers.vary).toBe("origin");
   });
-});
 
-describe("the request's path", () => {
-  const echo = httpHandler(async (request) => created({}, `${request.path}/7`), quietLogger);
-
-  it("is the path the client called, the stage's name first on the default URL", async () => {
-    expect((await invoke(echo, { method: "POST", body: {} })).headers.location).toBe(
-      "/dev/api/post/7",
-    );
+  it("are absent without CORS_ORIGINS: Vary names only the encoding, when gzipped", async () => {
+    expect((await httpHandler(large, quietLogger)(gzipped)).headers?.vary).toBe("accept-encoding");
+    const plain = httpHandler(async () => ok([]), quietLogger);
+    const response = await invoke(plain, { method: "GET", headers: { origin: A } });
+    expect(response.headers).not.toHaveProperty("vary");
   });
 
-  it("drops a trailing slash, and falls back to the route's path without a request context", async () => {
-    const event = apiEvent({ method: "POST", body: {} });
-    event.requestContext.path = "/blog/api/post/";
-    expect((await echo(event)).headers?.location).toBe("/blog/api/post/7");
-    const bare = { ...apiEvent({ method: "POST", body: {} }), requestContext: undefined };
-    expect((await echo(bare as never)).headers?.location).toBe("/api/post/7");
-  });
-});
-
-describe("a repeated header", () => {
-  it("reads as its values joined, as a REST event keeps them", async () => {
-    const seen: (string | undefined)[] = [];
-    const handler = httpHandler(async (request) => {
-      seen.push(request.header("If-None-Match"));
-      return ok([]);
-    }, quietLogger);
-    const event = apiEvent({ method: "GET", headers: { "if-none-match": '"b"' } });
-    event.multiValueHeaders["if-none-match"] = ['"a"', '"b"'];
-    await handler(event);
-    expect(seen).toEqual(['"a", "b"']);
-  });
-});
-
-describe("every route", () => {
-  it("answers a listed origin with CORS, and without CORS_ORIGINS adds no CORS header at all", async () => {
+  it("come from every route for a listed origin, and from none without CORS_ORIGINS", async () => {
     const posts = new InMemoryPostRepository({ idempotency: false });
     const { id } = await posts.create({ title: "t", content: "c" });
     const calls = (api: ReturnType<typeof handlersOver>) =>
@@ -116,10 +88,13 @@ describe("every route", () => {
       expect(names, options.method).not.toMatch(/access-control/);
       expect(response.headers.vary, options.method).toBeUndefined();
     }
+    const got = await invoke(handlersOver(posts).get, { method: "GET", postId: id });
+    expect(got.body, "a get's answer without CORS").toMatchObject({ id, title: "u", content: "c" });
   });
 });
 
-describe("headers read from a REST event", () => {
+describe("what a step reads of a REST event", () => {
+  /** The value the step reads of header `name`. */
   const seen = async (event: ReturnType<typeof apiEvent>, name: string) => {
     let value: string | undefined;
     await httpHandler(async (request) => {
@@ -129,7 +104,13 @@ describe("headers read from a REST event", () => {
     return value;
   };
 
-  it("fall back to `headers` when there are no multi-value headers, by any case", async () => {
+  it("a repeated header: its values joined, as a REST event keeps them", async () => {
+    const event = apiEvent({ method: "GET", headers: { "if-none-match": '"b"' } });
+    event.multiValueHeaders["if-none-match"] = ['"a"', '"b"'];
+    expect(await seen(event, "If-None-Match")).toBe('"a", "b"');
+  });
+
+  it("a header from `headers` when there are no multi-value headers, by any case", async () => {
     const event = apiEvent({ method: "GET", headers: { "X-Thing": "one" } });
     event.multiValueHeaders = {};
     expect(await seen(event, "x-thing")).toBe("one");
@@ -137,41 +118,26 @@ describe("headers read from a REST event", () => {
     expect(await seen(event, "x-other")).toBeUndefined();
   });
 
-  it("skip a multi-value entry without values", async () => {
+  it("a header from `headers` when its multi-value entry has no values", async () => {
     const event = apiEvent({ method: "GET", headers: { "x-thing": "one" } });
     event.multiValueHeaders = { "x-thing": undefined as never };
     expect(await seen(event, "x-thing")).toBe("one");
   });
 
-  it("drop every trailing slash of the path", async () => {
+  const locate = httpHandler(async (request) => created({}, `${request.path}/7`), quietLogger);
+  it.each([
+    [
+      "the path the client called, the stage's name first on the default URL",
+      "",
+      "/dev/api/post/7",
+    ],
+    ["without a trailing slash", "/blog/api/post/", "/blog/api/post/7"],
+    ["without every trailing slash", "/dev/api/post//", "/dev/api/post/7"],
+    ["the route's path without a request context", undefined, "/api/post/7"],
+  ])("the path: %s", async (_label, path, location) => {
     const event = apiEvent({ method: "POST", body: {} });
-    event.requestContext.path = "/dev/api/post//";
-    const echo = httpHandler(async (request) => created({}, `${request.path}/7`), quietLogger);
-    expect((await echo(event)).headers?.location).toBe("/dev/api/post/7");
-  });
-});
-
-describe("an answer without CORS", () => {
-  it("varies only by encoding when gzipped, and names no origin, by default", async () => {
-    const zipped = httpHandler(async () => ok("x".repeat(2_000)), quietLogger);
-    const response = await zipped(
-      apiEvent({ method: "GET", headers: { origin: A, "accept-encoding": "gzip" } }),
-    );
-    expect(response.headers?.vary).toBe("accept-encoding");
-    const plain = await invoke(
-      httpHandler(async () => ok([]), quietLogger),
-      {
-        method: "GET",
-        headers: { origin: A },
-      },
-    );
-    expect(plain.headers).not.toHaveProperty("vary");
-  });
-
-  it("still answers a get with the post's JSON", async () => {
-    const posts = new InMemoryPostRepository({ idempotency: false });
-    const post = await posts.create({ title: "t", content: "c" });
-    const response = await invoke(handlersOver(posts).get, { method: "GET", postId: post.id });
-    expect(response.body).toMatchObject({ id: post.id, title: "t", content: "c" });
+    if (path === undefined) Object.assign(event, { requestContext: undefined });
+    else if (path) event.requestContext.path = path;
+    expect((await locate(event)).headers?.location).toBe(location);
   });
 });

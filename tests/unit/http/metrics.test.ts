@@ -1,4 +1,5 @@
-// Unit tests: the request line as an Embedded Metric Format document, and the EMF check itself.
+// Unit tests: the request line as an Embedded Metric Format document, the storage counts it
+// carries, and the EMF check itself.
 import { describe, expect, it, vi } from "vitest";
 import { StorageError, ValidationError } from "../../../lib/posts/errors.js";
 import { httpHandler } from "../../../lib/http/handler.js";
@@ -10,7 +11,7 @@ import {
   requestMetrics,
 } from "../../../lib/http/metrics.js";
 import { ok } from "../../../lib/http/response.js";
-import { STORAGE_COUNT_NAMES } from "../../../lib/storage/counts.js";
+import { STORAGE_COUNT_NAMES, type StorageCounts, addCount } from "../../../lib/storage/counts.js";
 import { emfProblems } from "../../helpers/emf.js";
 import { apiEvent } from "../../helpers/events.js";
 import { linesWrittenBy } from "../../helpers/handlers.js";
@@ -31,79 +32,49 @@ const valid = () => ({
   },
 });
 
+/** The document with the value at `path` (dot-separated) replaced, or deleted when undefined. */
+function validBut(path: string, value: unknown) {
+  const doc = valid();
+  const keys = path.split(".");
+  const last = keys.pop()!;
+  const parent = keys.reduce<Record<string, unknown>>(
+    (node, key) => node[key] as Record<string, unknown>,
+    doc,
+  );
+  if (value === undefined) delete parent[last];
+  else parent[last] = value;
+  return doc;
+}
+
 describe("the EMF check", () => {
   it("passes a valid document, with an array of values too, and one that names no metric", () => {
     expect(emfProblems(valid())).toEqual([]);
-    expect(emfProblems({ ...valid(), Latency: [1, 2, 3] })).toEqual([]);
+    expect(emfProblems(validBut("Latency", [1, 2, 3]))).toEqual([]);
     expect(emfProblems({ _aws: { Timestamp: 1, CloudWatchMetrics: [] }, Latency: 1 })).toEqual([]);
   });
 
-  const directive = (doc: ReturnType<typeof valid>) => doc._aws.CloudWatchMetrics[0]!;
+  const D = "_aws.CloudWatchMetrics.0"; // the one directive
+  const names = (count: number) => Array.from({ length: count }, (_, i) => `m${i}`);
+  const metrics = (count: number) => names(count).map((Name) => ({ Name, Unit: "Count" }));
   it.each([
+    ["no _aws", "_aws", undefined, /must have required property '_aws'/],
+    ["a Timestamp that is not an integer", "_aws.Timestamp", 1.5, /Timestamp must be integer/],
+    ["a metric missing from the root", "Latency", undefined, /metric Latency: undefined is not/],
+    ["a metric that is text", "Latency", "12", /metric Latency: "12" is not a number/],
+    ["a dimension missing from the root", "service", undefined, /dimension service: undefined/],
+    ["a dimension that is a number", "service", 3, /dimension service: 3 is not a string/],
     [
-      "no _aws",
-      (d: Record<string, unknown>) => delete d._aws,
-      /must have required property '_aws'/,
+      "an unknown unit",
+      `${D}.Metrics.0.Unit`,
+      "Millis",
+      /Unit must be equal to one of the allowed/,
     ],
-    [
-      "a Timestamp that is not an integer",
-      (d: ReturnType<typeof valid>) => (d._aws.Timestamp = 1.5),
-      /Timestamp must be integer/,
-    ],
-    [
-      "a metric missing from the root",
-      (d: Record<string, unknown>) => delete d.Latency,
-      /metric Latency: undefined is not a number/,
-    ],
-    [
-      "a metric that is text",
-      (d: Record<string, unknown>) => (d.Latency = "12"),
-      /metric Latency: "12" is not a number/,
-    ],
-    [
-      "a dimension missing from the root",
-      (d: Record<string, unknown>) => delete d.service,
-      /dimension service: undefined is not a string/,
-    ],
-    [
-      "a dimension that is a number",
-      (d: Record<string, unknown>) => (d.service = 3),
-      /dimension service: 3 is not a string/,
-    ],
-    [
-      "a unit CloudWatch does not know",
-      (d: ReturnType<typeof valid>) => (directive(d).Metrics[0]!.Unit = "Millis"),
-      /Unit must be equal to one of the allowed values/,
-    ],
-    [
-      "31 dimensions in a set",
-      (d: ReturnType<typeof valid>) =>
-        (directive(d).Dimensions = [Array.from({ length: 31 }, (_, i) => `d${i}`)]),
-      /must NOT have more than 30 items/,
-    ],
-    [
-      "101 metrics",
-      (d: ReturnType<typeof valid>) =>
-        (directive(d).Metrics = Array.from({ length: 101 }, (_, i) => ({
-          Name: `m${i}`,
-          Unit: "Count",
-        }))),
-      /must NOT have more than 100 items/,
-    ],
-    [
-      "a name of 256 characters",
-      (d: ReturnType<typeof valid>) => (directive(d).Metrics[0]!.Name = "x".repeat(256)),
-      /must NOT have more than 255 characters/,
-    ],
-    [
-      "a member the specification does not define",
-      (d: ReturnType<typeof valid>) => Object.assign(directive(d), { Extra: 1 }),
-      /must NOT have additional properties/,
-    ],
-  ] as [string, (d: never) => unknown, RegExp][])("refuses %s", (_, breakIt, problem) => {
-    const doc = valid();
-    breakIt(doc as never);
-    const problems = emfProblems(doc);
+    ["31 dimensions in a set", `${D}.Dimensions`, [names(31)], /must NOT have more than 30 items/],
+    ["101 metrics", `${D}.Metrics`, metrics(101), /must NOT have more than 100 items/],
+    ["a name of 256 characters", `${D}.Metrics.0.Name`, "x".repeat(256), /more than 255 char/],
+    ["a member the specification lacks", `${D}.Extra`, 1, /must NOT have additional properties/],
+  ])("refuses %s", (_, path, value, problem) => {
+    const problems = emfProblems(validBut(path, value));
     expect(problems.length).toBeGreaterThan(0);
     expect(problems.join("\n")).toMatch(problem);
   });
@@ -172,6 +143,20 @@ describe("requestMetrics", () => {
 
   it("names as metrics only counts storage keeps", () => {
     for (const name of CLOUDWATCH_METRICS) expect(STORAGE_COUNT_NAMES).toContain(name);
+  });
+});
+
+describe("the storage counts a request's metrics are made of (addCount)", () => {
+  it("start at what they add, one by default, and add to it after", () => {
+    const counts: StorageCounts = {};
+    addCount(counts, "ListScanned");
+    addCount(counts, "IdsSkipped", 3);
+    addCount(counts, "IdsSkipped", 2);
+    expect(counts).toEqual({ ListScanned: 1, IdsSkipped: 5 });
+  });
+
+  it("are not kept when the caller asked for none", () => {
+    expect(() => addCount(undefined, "ListFromMemory")).not.toThrow();
   });
 });
 

@@ -13,6 +13,16 @@ import {
 const STRONG_TAG = /^"[A-Za-z0-9_-]{32}"$/;
 const bytes = (text: string) => Buffer.from(text);
 
+describe("a body's tag", () => {
+  it("is a quoted 32-character base64url digest, one per body, the same from the body's parts", () => {
+    const parts = ['[{"id":1}', ',{"id":2}', "]"];
+    expect(etagOf(parts.join(""))).toMatch(STRONG_TAG);
+    expect(etagOfParts(parts)).toBe(etagOf(parts.join("")));
+    expect(etagOf('[{"id":1}]')).toBe(etagOf('[{"id":1}]'));
+    expect(etagOf('[{"id":1}]')).not.toBe(etagOf('[{"id":2}]'));
+  });
+});
+
 describe("a post's digest", () => {
   it("is the first 16 bytes of the SHA-256 of its JSON", () => {
     const json = bytes('{"id":1,"title":"t"}');

@@ -68,25 +68,23 @@ describe("runWithFlags", () => {
     expect([ran, process.exitCode]).toEqual([[7], 0]);
   });
 
-  it("says a StopError in one line, with its exit code", async () => {
-    await runWithFlags(command(new StopError("no way")).spec, []);
-    expect([err, process.exitCode]).toEqual([["demo: no way"], 2]);
-    await runWithFlags(command(new StopError("refused", 1)).spec, []);
-    expect(process.exitCode).toBe(1);
-  });
-
-  it("says any other failure in one line, exit code 1, without its stack", async () => {
+  it.each([
+    ["a StopError", new StopError("no way"), "demo: no way", 2],
+    ["a StopError with its own exit code", new StopError("refused", 1), "demo: refused", 1],
+    [
+      "any other failure, without its stack",
+      new TypeError("x is not a function"),
+      "demo: x is not a function",
+      1,
+    ],
+  ])("says %s in one line, with its exit code", async (_, error, line, exitCode) => {
     vi.stubEnv("DEBUG", "");
-    await runWithFlags(command(new TypeError("x is not a function")).spec, []);
-    expect(err).toEqual(["demo: x is not a function"]);
-    expect(process.exitCode).toBe(1);
-    vi.unstubAllEnvs();
+    await runWithFlags(command(error).spec, []);
+    expect([err, process.exitCode]).toEqual([[line], exitCode]);
   });
 });
 
 describe("the service npm start serves", () => {
-  afterEach(() => vi.unstubAllEnvs());
-
   it("is on $PORT, 3000 when unset, for every flag left out", () => {
     expect(localUrl({})).toBe("http://localhost:3000");
     expect(localUrl({ PORT: "" }), "empty, as npm start reads it").toBe("http://localhost:3000");

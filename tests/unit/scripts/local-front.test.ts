@@ -29,14 +29,10 @@ describe("what the gateway answers by itself", () => {
   });
 
   it("leaves the five routes, and a preflight when CORS is on, to the functions", () => {
-    for (const [method, path] of [
-      ["GET", "/api/post"],
-      ["POST", "/api/post"],
-      ["GET", "/api/post/7"],
-      ["PUT", "/api/post/7"],
-      ["DELETE", "/api/post/abc"],
-    ] as const) {
-      expect(gatewayAnswer({ method, path, size: 10 }, NONE), `${method} ${path}`).toBeUndefined();
+    const routes = ["GET /api/post", "POST /api/post", "GET /api/post/7", "PUT /api/post/7"];
+    for (const route of [...routes, "DELETE /api/post/abc"]) {
+      const [method = "", path = ""] = route.split(" ");
+      expect(gatewayAnswer({ method, path, size: 10 }, NONE), route).toBeUndefined();
     }
     expect(gatewayAnswer({ method: "OPTIONS", path: "/api/post", size: 0 }, ["*"])).toBeUndefined();
   });

@@ -2,7 +2,7 @@
 // zone across daylight saving changes, ISO offsets, the identity check behind "already there", and
 // how a copy tells "created" from "already there", and that a paused target stops it (against a
 // server in the test's process).
-import { createServer } from "node:http";
+import { type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
 import { describe, expect, it } from "vitest";
@@ -107,55 +107,47 @@ describe("differences", () => {
 });
 
 describe("copyPosts", () => {
-  /**
-   * A target where post 1 is already there, and post 2's create is answered 503 once, then 409
-   * (its first attempt landed): post 1's read is held until post 2's retry has been sent, so the
-   * two lanes' calls interleave.
-   */
-  async function target() {
-    const shown = (id: number) => ({
-      id,
-      title: "t",
-      content: "c",
-      created_at: null,
-      updated_at: null,
-    });
-    let post2Attempts = 0;
-    let copying = false;
-    let retried: () => void = () => {};
-    const retrySent = new Promise<void>((resolve) => (retried = resolve));
-    const server = createServer(async (request, response) => {
-      const json = (status: number, body: unknown) =>
-        response
-          .writeHead(status, { "content-type": "application/json" })
-          .end(JSON.stringify(body));
-      if (request.method === "POST") {
-        copying = true;
-        const { id } = JSON.parse(await text(request)) as { id: number };
-        if (id === 2 && ++post2Attempts === 1) return json(503, { detail: "busy" });
-        if (id === 2) retried();
-        return json(409, { detail: `Blog post #${id} already exists` });
-      }
-      const id = Number(request.url?.split("/").pop());
-      if (id === 1 && copying) await retrySent; // not the copy's first probe, sent before it
-      return id > 0 ? json(200, shown(id)) : json(404, { detail: "not found" });
-    });
+  const posts = [1, 2].map((id) => ({
+    id,
+    title: "t",
+    content: "c",
+    created_at: null,
+    updated_at: null,
+  }));
+  const source = { posts, failed: [], ambiguous: [], source: "test" };
+  /** A target on loopback answering each request with `answer`; its URL, and a way to close it. */
+  async function serve(answer: Parameters<typeof createServer>[1]) {
+    const server = createServer(answer);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
   }
+  const json = (response: ServerResponse, status: number, body: unknown, headers = {}) =>
+    response
+      .writeHead(status, { "content-type": "application/json", ...headers })
+      .end(JSON.stringify(body));
 
   it("counts a post as created only when its own create was sent again, whatever other lanes retried", async () => {
-    const service = await target();
+    // Post 1 is already there, and post 2's create is answered 503 once, then 409 (its first
+    // attempt landed): post 1's read is held until post 2's retry has been sent, so the two
+    // lanes' calls interleave.
+    let post2Attempts = 0;
+    let copying = false;
+    let retried: () => void = () => {};
+    const retrySent = new Promise<void>((resolve) => (retried = resolve));
+    const service = await serve(async (request, response) => {
+      if (request.method === "POST") {
+        copying = true;
+        const { id } = JSON.parse(await text(request)) as { id: number };
+        if (id === 2 && ++post2Attempts === 1) return json(response, 503, { detail: "busy" });
+        if (id === 2) retried();
+        return json(response, 409, { detail: `Blog post #${id} already exists` });
+      }
+      const id = Number(request.url?.split("/").pop());
+      if (id === 1 && copying) await retrySent; // not the copy's first probe, sent before it
+      return json(response, 200, posts[id - 1]);
+    });
     try {
-      const posts = [1, 2].map((id) => ({
-        id,
-        title: "t",
-        content: "c",
-        created_at: null,
-        updated_at: null,
-      }));
-      const source = { posts, failed: [], ambiguous: [], source: "test" };
       const options = { to: service.url, toZone: "UTC", concurrency: 2, dryRun: false };
       const { results } = await copyPosts(source, options);
       const outcomes = Object.fromEntries(results.map(({ id, outcome }) => [id, outcome]));
@@ -174,35 +166,22 @@ describe("copyPosts", () => {
     async (_label, refused, requests) => {
       const detail = "Paused: the spending limit of 50 USD is reached; it resumes on 1 December";
       const seen: string[] = [];
-      const server = createServer((request, response) => {
+      const service = await serve((request, response) => {
         seen.push(`${request.method} ${request.url}`);
-        if (request.method === "GET" && refused.startsWith("POST")) {
-          return response.writeHead(404, { "content-type": "application/json" }).end("{}");
-        }
-        const headers = { "content-type": "application/json", "retry-after": "2678400" };
-        response.writeHead(503, headers).end(JSON.stringify({ detail }));
+        if (request.method === "GET" && refused.startsWith("POST")) return json(response, 404, {});
+        json(response, 503, { detail }, { "retry-after": "2678400" });
       });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       try {
-        const to = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-        const posts = [1, 2].map((id) => ({
-          id,
-          title: "t",
-          content: "c",
-          created_at: null,
-          updated_at: null,
-        }));
-        const source = { posts, failed: [], ambiguous: [], source: "test" };
-        const options = { to, toZone: "UTC", concurrency: 1, dryRun: false };
+        const options = { to: service.url, toZone: "UTC", concurrency: 1, dryRun: false };
         const stopped: unknown = await copyPosts(source, options).catch((error) => error);
         expect(stopped).toBeInstanceOf(StopError);
         expect(stopped).toMatchObject({
-          message: `The target ${to} answered 503 to ${refused}: ${detail}`,
+          message: `The target ${service.url} answered 503 to ${refused}: ${detail}`,
           exitCode: 2,
         });
         expect(seen).toHaveLength(requests);
       } finally {
-        server.close();
+        service.close();
       }
     },
   );
