@@ -16,9 +16,10 @@ describe("answering in time", () => {
       getRemainingTimeInMillis: () => 1_060,
     })) as APIGatewayProxyResult;
     expect(Date.now() - started).toBeLessThan(1_060);
-    expect(JSON.parse(response.body ?? "")).toEqual({
-      detail: "DB ERROR: TimeoutError: storage did not answer within 60 ms",
-    });
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body ?? "").detail).toMatch(
+      /TimeoutError: storage did not answer within 60 ms$/,
+    );
     expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
   });
 

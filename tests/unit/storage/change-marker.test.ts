@@ -88,49 +88,39 @@ describe("slot entries", () => {
 });
 
 describe("changesSince", () => {
-  const shard = (count: number, written: [number, number][]) => ({
+  const shard = (count: number, written: [number, number][] = []) => ({
     count,
     written: new Map(written),
   });
 
-  it("names the posts of every write since a position, and nothing when none", () => {
-    expect(
-      changesSince(
-        shard(3, [
-          [1, 10],
-          [2, 11],
-          [3, 10],
-        ]),
-        1,
-      ),
-    ).toEqual({
-      ids: [11, 10],
-      missing: [],
-      through: 3,
-    });
-    expect(changesSince(shard(3, []), 3)).toEqual({ ids: [], missing: [], through: 3 });
-  });
-
-  it("stops its position before a write whose slot is not set yet", () => {
-    expect(
-      changesSince(
-        shard(4, [
-          [2, 20],
-          [4, 40],
-        ]),
-        1,
-      ),
-    ).toEqual({
-      ids: [20, 40],
-      missing: [3],
-      through: 2,
-    });
-  });
-
-  it("cannot say when the ring has lapped the position, or the count went back", () => {
-    expect(changesSince(shard(RING_SLOTS + 1, []), 0)).toBeUndefined();
-    expect(changesSince(shard(RING_SLOTS, []), 0)).toBeDefined();
-    expect(changesSince(shard(2, []), 3)).toBeUndefined();
+  // [write number, post id] pairs; a position past a slot not yet set stops before it.
+  it.each([
+    [
+      "every write since",
+      shard(3, [
+        [1, 10],
+        [2, 11],
+        [3, 10],
+      ]),
+      1,
+      { ids: [11, 10], missing: [], through: 3 },
+    ],
+    ["no write", shard(3), 3, { ids: [], missing: [], through: 3 }],
+    [
+      "a slot not set yet",
+      shard(4, [
+        [2, 20],
+        [4, 40],
+      ]),
+      1,
+      { ids: [20, 40], missing: [3], through: 2 },
+    ],
+    ["a full ring", shard(RING_SLOTS), 0, { ids: [], missing: expect.any(Array), through: 0 }],
+    // The ring has lapped the position, or the count went back: it cannot say.
+    ["a lapped ring", shard(RING_SLOTS + 1), 0, undefined],
+    ["a count gone back", shard(2), 3, undefined],
+  ])("after %s", (_label, since, position, expected) => {
+    expect(changesSince(since, position)).toEqual(expected);
   });
 });
 

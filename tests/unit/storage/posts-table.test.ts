@@ -128,7 +128,7 @@ describe("storage errors", () => {
       () => keysTable.claim({ key: "k", fingerprint: "f" }, "o"),
     ]) {
       await expect(read()).rejects.toThrow(
-        "DB ERROR: ResourceNotFoundException: Requested resource not found: Table: <table>",
+        /ResourceNotFoundException: Requested resource not found: Table: <table>$/,
       );
     }
   });
