@@ -110,59 +110,36 @@ type Encoded = Pick<HostileRequest, "body" | "isBase64Encoded">;
 
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
+/**
+ * Base64 as encoders write it: standard, line-wrapped (MIME), and as lenient encoders do: no
+ * padding, the URL-safe alphabet, spaces, stray characters.
+ */
+const BASE64_FORMS = [
+  (encoded: string) => encoded,
+  (encoded: string) => encoded.replace(/.{1,76}/g, "$&\n"),
+  (encoded: string) => encoded.replace(/=+$/, ""),
+  (encoded: string) => encoded.replace(/\+/g, "-").replace(/\//g, "_"),
+  (encoded: string) => encoded.replace(/.{1,7}/g, "$& "),
+  (encoded: string) => encoded.replace(/.{1,5}/g, "$&*"),
+];
+
 /** A body text as API Gateway may deliver it: plain, base64 (valid or not), or base64 of raw bytes. */
 const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encoded> =>
   fc.oneof(
     { weight: 10, arbitrary: text.map((body) => ({ body, isBase64Encoded: false })) },
     {
-      weight: 4,
-      arbitrary: text.map((body) => ({
-        body: body === undefined ? undefined : base64(body),
+      weight: 7,
+      arbitrary: fc.tuple(text, fc.constantFrom(...BASE64_FORMS)).map(([body, form]) => ({
+        body: body === undefined ? undefined : form(base64(body)),
         isBase64Encoded: true,
       })),
     },
     {
-      weight: 1,
-      arbitrary: text.map((body) => ({
-        // Line-wrapped base64, as MIME encoders write it.
-        body: body === undefined ? undefined : base64(body).replace(/.{1,76}/g, "$&\n"),
-        isBase64Encoded: true,
-      })),
-    },
-    {
-      weight: 2,
-      // Base64 as lenient encoders write it: no padding, the URL-safe alphabet, stray characters.
-      arbitrary: fc
-        .tuple(text, fc.constantFrom("unpadded", "url-safe", "spaced", "stray"))
-        .map(([body, form]) => {
-          const encoded = base64(body ?? "");
-          const lenient =
-            form === "unpadded"
-              ? encoded.replace(/=+$/, "")
-              : form === "url-safe"
-                ? encoded.replace(/\+/g, "-").replace(/\//g, "_")
-                : form === "spaced"
-                  ? encoded.replace(/.{1,7}/g, "$& ")
-                  : encoded.replace(/.{1,5}/g, "$&*");
-          return { body: lenient, isBase64Encoded: true };
-        }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
-        .uint8Array({ maxLength: 48 })
-        .map((bytes) => ({ body: Buffer.from(bytes).toString("base64"), isBase64Encoded: true })),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
-        .constantFrom(...INVALID_UTF8_BASE64)
-        .map((body) => ({ body, isBase64Encoded: true })),
-    },
-    {
-      weight: 1,
+      weight: 3,
       arbitrary: fc
         .oneof(
+          fc.uint8Array({ maxLength: 48 }).map((bytes) => Buffer.from(bytes).toString("base64")),
+          fc.constantFrom(...INVALID_UTF8_BASE64),
           hostileString(40),
           text.map((body) => body ?? ""),
         )
@@ -209,9 +186,13 @@ export const idempotencyHeader = fc.constantFrom(
   "IDEMPOTENCY-KEY",
 );
 
-/** Headers (sometimes with an Idempotency-Key), content-type removal and query string. */
-export const requestFrame = fc.record({
-  headers: fc
+/** A request's headers with content-type removal and a query string. */
+const frameWith = (headers: fc.Arbitrary<Record<string, string>>) =>
+  fc.record({ headers, dropContentType: fc.boolean(), query: fc.constantFrom(...QUERY_STRINGS) });
+
+/** A frame whose headers sometimes carry an Idempotency-Key. */
+export const requestFrame = frameWith(
+  fc
     .tuple(
       fc.constantFrom(...HEADER_SETS),
       fc.oneof(
@@ -220,16 +201,10 @@ export const requestFrame = fc.record({
       ),
     )
     .map(([headers, key]) => (key ? { ...headers, [key[0]]: key[1] } : headers)),
-  dropContentType: fc.boolean(),
-  query: fc.constantFrom(...QUERY_STRINGS),
-});
+);
 
 /** A frame whose headers carry no Idempotency-Key. */
-export const plainFrame = fc.record({
-  headers: fc.constantFrom(...HEADER_SETS),
-  dropContentType: fc.boolean(),
-  query: fc.constantFrom(...QUERY_STRINGS),
-});
+export const plainFrame = frameWith(fc.constantFrom(...HEADER_SETS));
 
 /** Bodies for routes that read none: absent, short text, payloads. */
 const ignoredBody = (knownIds: readonly number[]) =>

@@ -7,22 +7,9 @@ import { loadAwsServiceSpec } from "@aws-cdk/aws-service-spec";
 import type { Property, PropertyType, SpecDatabase } from "@aws-cdk/service-spec-types";
 
 const INTRINSICS = new Set([
-  "Ref",
-  "Condition",
-  "Fn::Base64",
-  "Fn::Cidr",
-  "Fn::FindInMap",
-  "Fn::GetAtt",
-  "Fn::GetAZs",
-  "Fn::If",
-  "Fn::ImportValue",
-  "Fn::Join",
-  "Fn::Length",
-  "Fn::Select",
-  "Fn::Split",
-  "Fn::Sub",
-  "Fn::ToJsonString",
-  "Fn::Transform",
+  ...["Ref", "Condition", "Fn::Base64", "Fn::Cidr", "Fn::FindInMap", "Fn::GetAtt", "Fn::GetAZs"],
+  ...["Fn::If", "Fn::ImportValue", "Fn::Join", "Fn::Length", "Fn::Select", "Fn::Split", "Fn::Sub"],
+  ...["Fn::ToJsonString", "Fn::Transform"],
 ]);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

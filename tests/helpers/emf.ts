@@ -4,35 +4,14 @@
 // the top level with the right type) is checked after it.
 import { Ajv } from "ajv";
 
+const SCALED = [
+  ...["Bytes", "Kilobytes", "Megabytes", "Gigabytes", "Terabytes"],
+  ...["Bits", "Kilobits", "Megabits", "Gigabits", "Terabits"],
+];
 /** The units CloudWatch accepts (MetricDatum's StandardUnit). */
 const CLOUDWATCH_UNITS = [
-  "Seconds",
-  "Microseconds",
-  "Milliseconds",
-  "Bytes",
-  "Kilobytes",
-  "Megabytes",
-  "Gigabytes",
-  "Terabytes",
-  "Bits",
-  "Kilobits",
-  "Megabits",
-  "Gigabits",
-  "Terabits",
-  "Percent",
-  "Count",
-  "Bytes/Second",
-  "Kilobytes/Second",
-  "Megabytes/Second",
-  "Gigabytes/Second",
-  "Terabytes/Second",
-  "Bits/Second",
-  "Kilobits/Second",
-  "Megabits/Second",
-  "Gigabits/Second",
-  "Terabits/Second",
-  "Count/Second",
-  "None",
+  ...["Seconds", "Microseconds", "Milliseconds", "Percent", "Count", "None", ...SCALED],
+  ...[...SCALED, "Count"].map((unit) => `${unit}/Second`),
 ];
 
 const NAME = { type: "string", minLength: 1, maxLength: 255 };

@@ -56,11 +56,7 @@ export interface Offline {
 
 /** Settings that change what the API answers: a test names them itself, never inherits them. */
 const API_SETTINGS = [
-  "AUTH_ISSUER_URL",
-  "AUTH_AUDIENCE",
-  "AUTH_WRITE_SCOPE",
-  "AUTH_READS",
-  "CORS_ORIGINS",
+  ...["AUTH_ISSUER_URL", "AUTH_AUDIENCE", "AUTH_WRITE_SCOPE", "AUTH_READS", "CORS_ORIGINS"],
 ];
 
 /** This process's environment less the settings that shape the API. */

@@ -44,35 +44,16 @@ export interface Template {
  * Every setting that shapes the template. A test starts from none of them, so a developer's own
  * shell settings cannot change what it sees.
  */
-export const TEMPLATE_SETTINGS = [
-  "POSTS_TABLE",
-  "IDEMPOTENCY_TABLE",
-  "TIME_ZONE",
-  "LOG_LEVEL",
-  "ALARM_TOPIC_ARN",
-  "CORS_ORIGINS",
-  "AUTH_ISSUER_URL",
-  "AUTH_AUDIENCE",
-  "AUTH_WRITE_SCOPE",
-  "AUTH_READS",
-  "AUTH_USER_POOL",
-  "AUTH_POOL_DOMAIN",
-  "AUTH_MACHINE_CLIENT",
-  "ALLOW_ANONYMOUS_WRITES",
-  "API_RATE_LIMIT",
-  "API_BURST_LIMIT",
-  "TABLE_MAX_READ_UNITS",
-  "TABLE_MAX_WRITE_UNITS",
-  "RESERVED_CONCURRENCY",
-  "LATENCY_ALARM_MS",
-  "CAPACITY_ALARM_PERCENT",
-  "WAF_RATE_LIMIT",
-  "SPEND_LIMIT_USD",
-  "ACCESS_LOGS",
-  "TRACING",
-  "LOG_RETENTION_DAYS",
-  "WEBHOOK_SUBSCRIBERS",
-];
+export const TEMPLATE_SETTINGS = `
+  POSTS_TABLE IDEMPOTENCY_TABLE TIME_ZONE LOG_LEVEL ALARM_TOPIC_ARN CORS_ORIGINS
+  AUTH_ISSUER_URL AUTH_AUDIENCE AUTH_WRITE_SCOPE AUTH_READS AUTH_USER_POOL AUTH_POOL_DOMAIN
+  AUTH_MACHINE_CLIENT ALLOW_ANONYMOUS_WRITES API_RATE_LIMIT API_BURST_LIMIT
+  TABLE_MAX_READ_UNITS TABLE_MAX_WRITE_UNITS RESERVED_CONCURRENCY LATENCY_ALARM_MS
+  CAPACITY_ALARM_PERCENT WAF_RATE_LIMIT SPEND_LIMIT_USD ACCESS_LOGS TRACING LOG_RETENTION_DAYS
+  WEBHOOK_SUBSCRIBERS
+`
+  .trim()
+  .split(/\s+/);
 
 /** This process's environment without the template settings, plus `settings`. */
 export function templateEnv(settings: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -183,12 +164,12 @@ async function packageWithOutput(dir: string, env: NodeJS.ProcessEnv) {
 
 /** The five API functions' resource ids, list first; the stage's other functions answer no route. */
 export const API_FUNCTION_IDS = [
-  "ListPostsLambdaFunction",
-  "GetPostLambdaFunction",
-  "CreatePostLambdaFunction",
-  "UpdatePostLambdaFunction",
-  "DeletePostLambdaFunction",
-];
+  "ListPosts",
+  "GetPost",
+  "CreatePost",
+  "UpdatePost",
+  "DeletePost",
+].map((name) => `${name}LambdaFunction`);
 
 /** A packaging: its update template, what the CLI printed and the folder holding its zips. */
 export interface Packaged {
