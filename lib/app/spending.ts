@@ -1,12 +1,9 @@
-// The spending limit's wiring: an instance's meter over the ledger item in the Idempotency-Key
-// table, its crossings and failures told in the instance's log, and its usage counted from what
-// the pipeline served (docs/operating.md, Spending limit).
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+// The spending limit's wiring: an instance's meter over the month's ledger item (in the
+// Idempotency-Key table), its crossings and failures told in the instance's log, and its usage
+// counted from what the pipeline served (docs/operating.md, Spending limit).
 import type { Logger } from "../http/logger.js";
 import type { SpendGuard } from "../http/spending.js";
-import { SpendMeter } from "../spend/meter.js";
-import { Sender } from "../storage/sender.js";
-import { SpendLedgerTable } from "../storage/spend-ledger.js";
+import { type SpendLedger, SpendMeter } from "../spend/meter.js";
 import type { Config } from "./config.js";
 
 /** Lambda's memory for the function, which its time is billed by; 1024 MB where it is not set. */
@@ -15,14 +12,12 @@ const memoryGb = (env: NodeJS.ProcessEnv) =>
 
 /** The meter and the guard the pipeline uses, or undefined when the limit is off. */
 export function spendGuard(
-  config: Config,
-  client: DynamoDBDocumentClient,
+  config: Pick<Config, "spendLimitUsd">,
+  ledger: SpendLedger | undefined,
   logger: Logger,
   env: NodeJS.ProcessEnv = process.env,
 ): { meter: SpendMeter; guard: SpendGuard } | undefined {
-  const table = config.idempotencyTableName;
-  if (config.spendLimitUsd === undefined || !table) return undefined;
-  const ledger = new SpendLedgerTable(new Sender(client, [config.tableName, table]), table);
+  if (config.spendLimitUsd === undefined || !ledger) return undefined;
   const meter = new SpendMeter({
     limitUsd: config.spendLimitUsd,
     ledger,

@@ -3,15 +3,7 @@
 // whether the stage is paused. It never fails a request: a ledger that does not answer leaves the
 // instance counting on its own, and its unsent usage still counts towards the pause.
 import { type Pause, monthOf, pauseAt } from "./calendar.js";
-import {
-  RATES,
-  type Rates,
-  type Usage,
-  addUsage,
-  noUsage,
-  toNanoUsd,
-  usageUsd,
-} from "./pricing.js";
+import { type Usage, addUsage, noUsage, toNanoUsd, usageUsd } from "./pricing.js";
 import { type LedgerTotals, ceilingNanoOf, isPaused, stageActions } from "./thresholds.js";
 
 export type { LedgerTotals } from "./thresholds.js";
@@ -37,14 +29,13 @@ export interface Crossing {
 export interface MeterOptions {
   limitUsd: number;
   ledger: SpendLedger;
-  rates?: Rates;
   /** How often an instance that serves tells the ledger. */
   windowMs?: number;
   now?: () => number;
   /** Told once per threshold crossed, by the one flush whose add crossed it. */
-  onCrossing?: (crossing: Crossing) => void;
+  onCrossing: (crossing: Crossing) => void;
   /** Told when the ledger did not answer; the usage is kept for the next window. */
-  onFailure?: (error: unknown, during: "read" | "flush") => void;
+  onFailure: (error: unknown, during: "read" | "flush") => void;
 }
 
 export const SPEND_WINDOW_MS = 10_000;
@@ -57,17 +48,15 @@ export const EARLY_FLUSH_SHARE = 0.1;
 
 export class SpendMeter {
   private readonly limitUsd: number;
-  private readonly rates: Rates;
   private readonly windowMs: number;
   private readonly now: () => number;
-  /** The month's totals at the last answer from the ledger. */
-  private known: LedgerTotals & { month: string } = { month: "", spentNano: 0 };
+  /** The month's totals at the last answer from the ledger, if any. */
+  private known: (LedgerTotals & { month: string }) | undefined;
   private unsent: Usage = noUsage();
   private lastSync = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: MeterOptions) {
     this.limitUsd = options.limitUsd;
-    this.rates = options.rates ?? RATES;
     this.windowMs = options.windowMs ?? SPEND_WINDOW_MS;
     this.now = options.now ?? Date.now;
   }
@@ -79,7 +68,7 @@ export class SpendMeter {
     try {
       this.learn(month, await this.options.ledger.read(month));
     } catch (error) {
-      this.options.onFailure?.(error, "read");
+      this.options.onFailure(error, "read");
     }
   }
 
@@ -105,9 +94,11 @@ export class SpendMeter {
 
   private due(): boolean {
     if (this.now() - this.lastSync >= this.windowMs) return true;
-    const left = ceilingNanoOf(this.thisMonth(), this.limitUsd) - this.thisMonth().spentNano;
     // A paused instance keeps to the window: its refusals cost little, and a write each would not.
-    return left > 0 && this.unsentNano() >= left * EARLY_FLUSH_SHARE;
+    if (isPaused(this.thisMonth(), this.limitUsd)) return false;
+    const left = ceilingNanoOf(this.thisMonth(), this.limitUsd) - this.thisMonth().spentNano;
+    // Stryker disable next-line EqualityOperator: a share of nano-dollars is never met exactly
+    return this.unsentNano() >= left * EARLY_FLUSH_SHARE;
   }
 
   private async flush(): Promise<void> {
@@ -122,7 +113,7 @@ export class SpendMeter {
       this.learn(month, after);
     } catch (error) {
       addUsage(this.unsent, sending);
-      this.options.onFailure?.(error, "flush");
+      this.options.onFailure(error, "flush");
     }
   }
 
@@ -131,12 +122,13 @@ export class SpendMeter {
   }
 
   private unsentNano(): number {
-    return toNanoUsd(usageUsd(this.unsent, this.rates));
+    return toNanoUsd(usageUsd(this.unsent));
   }
 
   /** The totals known for the month it is now: last month's say nothing of this one. */
   private thisMonth(): LedgerTotals {
-    return this.known.month === monthOf(this.now()) ? this.known : { spentNano: 0 };
+    const known = this.known;
+    return known?.month === monthOf(this.now()) ? known : { spentNano: 0 };
   }
 
   private pausedNow(): boolean {
@@ -146,9 +138,9 @@ export class SpendMeter {
 
   /** The threshold this add alone crossed, if any: the warning share, or the pause. */
   private tellCrossings(month: string, before: LedgerTotals, after: LedgerTotals): void {
+    // A flush only adds: it may pause or warn, never resume.
     for (const action of stageActions(before, after, this.limitUsd)) {
-      if (action === "resume") continue;
-      this.options.onCrossing?.({
+      this.options.onCrossing({
         kind: action === "pause" ? "paused" : "warning",
         month,
         spentUsd: after.spentNano / 1e9,

@@ -69,4 +69,3 @@ export function usageUsd(usage: Usage, rates: Rates = RATES): number {
  * cost is rounded up, never down.
  */
 export const toNanoUsd = (usd: number) => Math.ceil(usd * 1e9);
-export const fromNanoUsd = (nano: number) => nano / 1e9;

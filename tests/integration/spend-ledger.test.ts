@@ -1,7 +1,5 @@
 // Integration: the spending limit's ledger on DynamoDB Local, shared by many meters.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spendGuard } from "../../lib/app/spending.js";
-import type { Logger } from "../../lib/http/logger.js";
 import { SpendMeter } from "../../lib/spend/meter.js";
 import { noUsage, toNanoUsd, usageUsd } from "../../lib/spend/pricing.js";
 import { Sender } from "../../lib/storage/sender.js";
@@ -26,7 +24,8 @@ describe("the spend ledger", () => {
     const nano = toNanoUsd(usageUsd(usage));
     const meters = Array.from({ length: 8 }, () => {
       let clock = Date.UTC(2026, 10, 28);
-      return new SpendMeter({ limitUsd: 10, ledger, now: () => (clock += 20_000) });
+      const quiet = { onCrossing: () => {}, onFailure: () => {} };
+      return new SpendMeter({ limitUsd: 10, ledger, now: () => (clock += 20_000), ...quiet });
     });
     await Promise.all(
       meters.map(async (meter) => {
@@ -46,31 +45,5 @@ describe("the spend ledger", () => {
     expect(await ledger.lift("2026-09")).toEqual(lifted);
     expect(await ledger.read("2026-09")).toEqual({ spentNano: 5_000, ceilingNano: 6_000 });
     expect(await ledger.lift("2026-08")).toBeUndefined();
-  });
-});
-
-describe("an instance's spending guard, wired as the functions wire it", () => {
-  it("is off without a limit, and with one pauses once what it served reaches it, saying so once", async () => {
-    const lines: string[] = [];
-    const logger: Logger = {
-      info: (message) => lines.push(`info ${message}`),
-      error: (message) => lines.push(`error ${message}`),
-    };
-    const config = { ...table.config, spendLimitUsd: undefined };
-    expect(spendGuard(config, table.documentClient, logger)).toBeUndefined();
-    const env = { AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "512" };
-    const wired = spendGuard(
-      { ...config, spendLimitUsd: 0.001 },
-      table.documentClient,
-      logger,
-      env,
-    );
-    await wired?.meter.start();
-    const megabyte = { bytesOut: 2 ** 20, readUnits: 1, writeUnits: 0, durationMs: 2.5 };
-    for (let i = 0; i < 20 && !(await wired?.guard.pause()); i += 1) {
-      await wired?.guard.served(megabyte);
-    }
-    expect(await wired?.guard.pause()).toMatchObject({ limitUsd: 0.001 });
-    expect(lines).toEqual(["info stage near its spending limit", "error stage paused"]);
   });
 });

@@ -15,8 +15,10 @@ import {
   collectYoungGarbage,
   dynamoRepository,
   preparedGetHandler,
+  preparedHandler,
   warmUp,
 } from "../../../lib/app/runtime.js";
+import { createPost } from "../../../lib/http/routes.js";
 import { IdempotencyError, StorageError } from "../../../lib/posts/errors.js";
 import { createDocumentClient } from "../../../lib/storage/client.js";
 import { invoke } from "../../helpers/events.js";
@@ -205,5 +207,18 @@ describe("the get's first request at init", () => {
       "request failed",
     ]);
     expect(lines[1]).toMatchObject({ cold_start: true, route: "GET /api/post/{post_pk}" });
+  });
+
+  it("prepares a write's handler the same way, over the route it is given", async () => {
+    const lines = await linesWrittenBy(async () => {
+      const handler = await preparedHandler(config, createPost);
+      const answer = await invoke(handler, { method: "POST", body: { title: "t", content: "c" } });
+      expect(answer.body).toEqual({ detail: expect.stringContaining("ECONNREFUSED") });
+    });
+    expect(lines.map((line) => line.message)).toEqual([
+      "init work failed; the first request will do it",
+      "request failed",
+    ]);
+    expect(lines[1]).toMatchObject({ cold_start: true, route: "POST /api/post" });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import prices from "../../../config/prices.json" with { type: "json" };
+import { spendGuard } from "../../../lib/app/spending.js";
 import { monthEnd, monthOf, secondsToMonthEnd } from "../../../lib/spend/calendar.js";
 import {
   type Crossing,
@@ -33,8 +34,8 @@ class MemoryLedger implements SpendLedger {
 const NOV = Date.UTC(2026, 10, 28, 12);
 const MB = 2 ** 20;
 
-function meterOn(ledger: SpendLedger, limitUsd = 0.05) {
-  let clock = NOV;
+function meterOn(ledger: SpendLedger, limitUsd = 0.05, start = NOV) {
+  let clock = start;
   const crossings: Crossing[] = [];
   const failures: string[] = [];
   const meter = new SpendMeter({
@@ -118,6 +119,9 @@ describe("the spend meter", () => {
     expect(transferUsd).toBeGreaterThan(0.02);
     expect(crossings.map((c) => c.kind)).toEqual(["warning", "paused"]);
     expect(crossings[1]).toMatchObject({ month: "2026-11", limitUsd: 0.05, ceilingUsd: 0.05 });
+    const spentUsd = (ledger.months.get("2026-11")?.spentNano ?? 0) / 1e9;
+    expect(crossings[1]?.spentUsd).toBe(spentUsd);
+    expect(spentUsd).toBeGreaterThanOrEqual(0.05);
     const pause = await meter.pause();
     expect(pause).toMatchObject({ limitUsd: 0.05, month: "2026-11" });
     expect(pause?.resetsAt.toISOString()).toBe("2026-12-01T00:00:00.000Z");
@@ -164,6 +168,17 @@ describe("the spend meter", () => {
     expect(ledger.months.get("2026-11")?.spentNano).toBe(four);
   });
 
+  it("starts a new month unpaused, even within the window that paused the last", async () => {
+    const ledger = new MemoryLedger();
+    ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
+    const { meter, tick } = meterOn(ledger, 0.05, Date.UTC(2026, 10, 30, 23, 59, 58));
+    await meter.start();
+    expect(await meter.pause()).toBeDefined();
+    tick(4_000);
+    expect(await meter.pause()).toBeUndefined();
+    expect(ledger.calls).toBe(1);
+  });
+
   it("two instances flushing at once both count", async () => {
     const ledger = new MemoryLedger();
     const a = meterOn(ledger, 100);
@@ -203,5 +218,50 @@ describe("the spend meter", () => {
       served += 1;
     }
     expect(await meter.pause()).toBeDefined();
+  });
+});
+
+describe("an instance's spending guard, as the functions wire it", () => {
+  const wire = (limit: number | undefined, ledger?: SpendLedger, env = {}) => {
+    const lines: string[] = [];
+    const logger = {
+      info: (message: string) => lines.push(`info ${message}`),
+      error: (message: string, fields?: object) =>
+        lines.push(
+          `error ${message}${fields && "error" in fields ? ` ${JSON.stringify(fields.error)}` : ""}`,
+        ),
+    };
+    return { lines, wired: spendGuard({ spendLimitUsd: limit }, ledger, logger, env) };
+  };
+
+  it("is off without a limit or a ledger", () => {
+    expect(wire(undefined, new MemoryLedger()).wired).toBeUndefined();
+    expect(wire(1, undefined).wired).toBeUndefined();
+  });
+
+  it("counts what was served at the function's memory, and logs each crossing once", async () => {
+    const ledger = new MemoryLedger();
+    const { lines, wired } = wire(0.0002, ledger, { AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "2048" });
+    await wired?.meter.start();
+    const served = { bytesOut: 0, readUnits: 10, writeUnits: 20, durationMs: 999.2 };
+    await wired?.guard.served(served);
+    const one = usageUsd({ requests: 1, bytesOut: 0, readUnits: 10, writeUnits: 20, gbMs: 2000 });
+    expect(ledger.months.get(monthOf(Date.now()))?.spentNano).toBe(toNanoUsd(one));
+    while (!(await wired?.guard.pause())) await wired?.guard.served(served);
+    expect(lines).toEqual(["info stage near its spending limit", "error stage paused"]);
+    expect(wire(1, ledger).wired).toBeDefined();
+  });
+
+  it("logs a ledger that fails, by its error's name and message", async () => {
+    const ledger = new MemoryLedger();
+    ledger.failing = true;
+    const { lines, wired } = wire(1, ledger);
+    await wired?.meter.start();
+    ledger.read = () => Promise.reject("not an error");
+    await wired?.meter.start();
+    expect(lines).toEqual([
+      'error spending ledger read failed {"name":"Error","message":"ledger down"}',
+      'error spending ledger read failed {"name":"Error","message":"not an error"}',
+    ]);
   });
 });

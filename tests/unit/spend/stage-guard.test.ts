@@ -17,6 +17,7 @@ describe("what a ledger change asks of the stage", () => {
   it.each([
     ["crosses the limit", at(9.99), at(10), ["pause"]],
     ["crosses the warning share", at(7.9), at(8.1), ["warn"]],
+    ["was at the warning share already", at(8), at(8.1), []],
     ["jumps past both at once", at(1), at(12), ["pause"]],
     ["stays under the warning", at(1), at(7.9), []],
     ["stays paused", at(10), at(11), []],
@@ -109,7 +110,15 @@ describe("the stage guard", () => {
       EVENT_BUS_NAME: "bus",
       IDEMPOTENCY_TABLE_NAME: "keys",
     };
-    expect(readGuardConfig(env)).toMatchObject({ limitUsd: 10, topicArn: undefined });
+    expect(readGuardConfig(env)).toMatchObject({
+      limitUsd: 10,
+      topicArn: undefined,
+      region: "us-east-1",
+    });
+    const topic = "arn:aws:sns:eu-west-1:1:alarms";
+    expect(
+      readGuardConfig({ ...env, ALARM_TOPIC_ARN: topic, AWS_REGION: "eu-west-1" }),
+    ).toMatchObject({ topicArn: topic, region: "eu-west-1" });
     expect(() => readGuardConfig({ ...env, REST_API_ID: "" })).toThrow("REST_API_ID is not set");
   });
 });
