@@ -1,6 +1,7 @@
 // Lambda entry for GET /api/post: wired once per instance, at init, its first list prepared then.
 import { readConfig } from "../lib/app/config.js";
-import { buildRuntime, favourMemory, preparedListHandler } from "../lib/app/runtime.js";
+import { favourMemory } from "../lib/app/heap.js";
+import { buildRuntime, preparedListHandler } from "../lib/app/runtime.js";
 
 favourMemory();
 

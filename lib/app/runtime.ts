@@ -1,7 +1,5 @@
 // The composition root: the logger and repository one Lambda instance shares, built once, and
 // the first request's work done while the instance initializes.
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { gzipMemo } from "../http/compress.js";
 import { type Logger, createLogger } from "../http/logger.js";
@@ -12,6 +10,7 @@ import { DynamoPostRepository } from "../storage/dynamo-repository.js";
 import { Sender } from "../storage/sender.js";
 import { SpendLedgerTable } from "../storage/spend-ledger.js";
 import type { Config } from "./config.js";
+import { collectYoungGarbage } from "./heap.js";
 import { rehearseGet } from "./rehearsal.js";
 import { spendGuard } from "./spending.js";
 
@@ -37,17 +36,6 @@ export function dynamoRepository(config: Config, client: DynamoDBDocumentClient)
     idempotencyTableName: config.idempotencyTableName,
     idBlockSize: config.idBlockSize,
   });
-}
-
-/**
- * Asks V8 to collect garbage sooner rather than let its heap grow: the list function's Scan
- * leaves a page's worth of garbage behind every page, and a list holds the whole table. Measured
- * on 10,000 and 50,000 posts, it lowers the instance's peak by about a quarter at no cost in time
- * (docs/performance.md, The list at any size). Node refuses this flag in NODE_OPTIONS, so it is
- * set here, before the first request; it only changes when the collector runs.
- */
-export function favourMemory(setFlags: (flags: string) => void = setFlagsFromString): void {
-  setFlags("--optimize-for-size");
 }
 
 /** Wires a configuration into a logger and a repository over a new client. */
@@ -136,24 +124,6 @@ export async function preparedListHandler(runtime: Runtime) {
   const compress = gzipMemo();
   await initWork(runtime, (posts, signal) => prepareList(posts, signal, compress));
   return over(listPosts, runtime, compress);
-}
-
-/**
- * Collects init's young garbage before the first request. V8 would collect it during that
- * request, and the first collection after init, which moves out all that init keeps, is the
- * dearest: measured on the get, it fell in more than half of the first requests, about 2 ms of
- * each. Node has no call for it but V8's `gc`, which the flag adds to contexts made while it is set.
- */
-export function collectYoungGarbage(setFlags: (flags: string) => void = setFlagsFromString): void {
-  setFlags("--expose-gc");
-  let gc: (options: { type: "minor" }) => void;
-  try {
-    gc = runInNewContext("gc") as typeof gc;
-  } finally {
-    setFlags("--no-expose-gc");
-  }
-  // Stryker disable next-line all: a full collection empties the young space too; only speed differs
-  gc({ type: "minor" });
 }
 
 /**

@@ -8,11 +8,11 @@ import { createServer } from "node:net";
 import { PerformanceObserver, constants } from "node:perf_hooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mockClient } from "aws-sdk-client-mock";
+import { collectYoungGarbage } from "../../../lib/app/heap.js";
 import { rehearseGet } from "../../../lib/app/rehearsal.js";
 import {
   INIT_WORK_BUDGET_MS,
   buildRuntime,
-  collectYoungGarbage,
   dynamoRepository,
   preparedGetHandler,
   preparedHandler,
