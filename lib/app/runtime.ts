@@ -45,8 +45,10 @@ export function buildRuntime(config: Config): Runtime {
   const logger = createLogger(config.logLevel, config.serviceName);
   const keys = config.idempotencyTableName;
   // The ledger's calls go through a sender of their own, outside any request's counts.
-  const ledger = keys && new SpendLedgerTable(new Sender(client, [config.tableName, keys]), keys);
-  const spending = spendGuard(config, ledger || undefined, logger);
+  const ledger = keys
+    ? new SpendLedgerTable(new Sender(client, [config.tableName, keys]), keys)
+    : undefined;
+  const spending = spendGuard(config, ledger, logger);
   return { logger, posts, corsOrigins: config.corsOrigins, spending };
 }
 

@@ -61,6 +61,13 @@ describe("buildRuntime", () => {
     expect(buildRuntime(config).posts).toBeInstanceOf(DynamoPostRepository);
   });
 
+  it("meters its spending only with a limit and a table to keep the ledger in", () => {
+    const spending = (limit: number | undefined, keys: string | undefined) =>
+      buildRuntime({ ...config, spendLimitUsd: limit, idempotencyTableName: keys }).spending;
+    expect(spending(1, "keys")?.meter).toBeDefined();
+    expect([spending(undefined, "keys"), spending(1, undefined)]).toEqual([undefined, undefined]);
+  });
+
   it("wires a logger at the configured level and service name", () => {
     const write = vi.spyOn(process.stdout, "write").mockReturnValue(true);
     buildRuntime(config).logger.info("hello");

@@ -177,6 +177,9 @@ describe("the spend meter", () => {
     tick(4_000);
     expect(await meter.pause()).toBeUndefined();
     expect(ledger.calls).toBe(1);
+    // A tenth of the new month's limit served is worth an early flush, into the new month.
+    await serve(meter, 60);
+    expect(ledger.months.get("2026-12")?.spentNano).toBeGreaterThan(0);
   });
 
   it("two instances flushing at once both count", async () => {
