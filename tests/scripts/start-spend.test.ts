@@ -10,7 +10,7 @@ import { type NpmStart, startNpmStart } from "../helpers/npm-start.js";
 import { runScript } from "../helpers/run-script.js";
 
 const LIMIT = "0.05";
-const POSTS = 250;
+const POSTS = 100;
 const USD_PER_BYTE = prices.prices.dataTransferOut.usd / 2 ** 30;
 
 let dataDir = "";
@@ -36,7 +36,7 @@ async function fourAtOnce(count: number, work: (i: number) => Promise<unknown>) 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "start-spend-"));
   api = await startNpmStart(dataDir, { SPEND_LIMIT_USD: LIMIT });
-  const content = "x".repeat(4000);
+  const content = "x".repeat(10_000);
   await fourAtOnce(POSTS, async (i) => {
     expect((await send("POST", "", { title: `post ${i}`, content })).status).toBe(201);
   });
