@@ -55,7 +55,13 @@ describe("npm start with WEBHOOK_URL", () => {
     await startApi(withWebhook());
     const after = await call("POST", "", { title: "after", content: "c" });
     const updated = await call("PUT", `/${before.id}`, { title: "edited" });
-    await subscriber.waitFor((all) => all.length >= 2);
+    // Long enough for a first try refused on a loaded machine and its retry 5 s later; npm start's
+    // own lines say why when even that is not enough.
+    await subscriber
+      .waitFor((all) => all.length >= 2, 60_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nnpm start said:\n${running?.output().slice(-3_000)}`);
+      });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(seen().sort()).toEqual(
       [`post.created #${after.id}`, `post.updated #${before.id}`].sort(),
