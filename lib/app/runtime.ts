@@ -53,11 +53,12 @@ export function buildRuntime(config: Config): Runtime {
 }
 
 /**
- * Init's first work: `work` within its budget (warmUp) and, beside it, the month's spending read
- * from the ledger, so the instance knows before its first answer whether the stage is paused.
+ * Init's first work and, beside it, the month's spending read from the ledger, so the instance
+ * knows before its first answer whether the stage is paused: both within init's budget (warmUp).
  */
 async function initWork(runtime: Runtime, work: Parameters<typeof warmUp>[1]) {
-  await Promise.all([warmUp(runtime, work), runtime.spending?.meter.start()]);
+  const meter = runtime.spending?.meter;
+  await warmUp(runtime, (posts, signal) => Promise.all([work(posts, signal), meter?.start()]));
 }
 
 /** A route's handler over the runtime: its storage, logger, CORS origins and spending limit. */

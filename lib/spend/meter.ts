@@ -39,6 +39,8 @@ export interface MeterOptions {
 }
 
 export const SPEND_WINDOW_MS = 10_000;
+/** The longest a request waits for the ledger before it is answered. */
+export const ANSWER_WAIT_MS = 1_000;
 /**
  * An instance tells the ledger early once its unsent usage passes this share of what the stage
  * had left when it last heard: near the limit, instances flush more often, so the overshoot shrinks
@@ -78,8 +80,19 @@ export class SpendMeter {
    * even one that was idle since.
    */
   async pause(): Promise<Pause | undefined> {
-    if (this.now() - this.lastSync >= this.windowMs) await this.flush();
+    if (this.now() - this.lastSync >= this.windowMs) await this.within(this.flush());
     return this.pausedNow() ? pauseAt(this.limitUsd, this.now()) : undefined;
+  }
+
+  /**
+   * `call`, waited for at most ANSWER_WAIT_MS: a slow ledger must not hold a request to the
+   * function's timeout. The call goes on; the answer is given on what the instance knows.
+   */
+  private async within(call: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ANSWER_WAIT_MS)));
+    await Promise.race([call, waited]);
+    clearTimeout(timer);
   }
 
   /** Counts what a request used. */

@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import prices from "../../../config/prices.json" with { type: "json" };
 import { spendGuard } from "../../../lib/app/spending.js";
 import { monthEnd, monthOf, secondsToMonthEnd } from "../../../lib/spend/calendar.js";
 import {
   type Crossing,
+  ANSWER_WAIT_MS,
   type LedgerTotals,
   SPEND_WINDOW_MS,
   SpendMeter,
@@ -180,6 +181,26 @@ describe("the spend meter", () => {
     // A tenth of the new month's limit served is worth an early flush, into the new month.
     await serve(meter, 60);
     expect(ledger.months.get("2026-12")?.spentNano).toBeGreaterThan(0);
+  });
+
+  it("answers on what it knows when the ledger is slow, and learns when the flush lands", async () => {
+    vi.useFakeTimers();
+    try {
+      const ledger = new MemoryLedger();
+      const { meter, tick } = meterOn(ledger, 0.05);
+      await meter.start();
+      let land: (totals: LedgerTotals) => void = () => {};
+      ledger.add = () => new Promise((resolve) => (land = resolve));
+      tick(SPEND_WINDOW_MS);
+      const answered = meter.pause();
+      await vi.advanceTimersByTimeAsync(ANSWER_WAIT_MS);
+      expect(await answered).toBeUndefined();
+      land({ spentNano: toNanoUsd(0.06) });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await meter.pause()).toBeDefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("two instances flushing at once both count", async () => {
