@@ -66,12 +66,15 @@ export class SpendMeter {
   /** Reads the month's totals, as an instance does before its first answer; never throws. */
   async start(): Promise<void> {
     const month = monthOf(this.now());
-    this.lastSync = this.now();
     try {
-      this.learn(month, await this.options.ledger.read(month));
+      const totals = await this.options.ledger.read(month);
+      // A flush that answered while the read was slow knows more than the read does.
+      if (this.known === undefined) this.learn(month, totals);
     } catch (error) {
       this.options.onFailure(error, "read");
     }
+    // Only once it has heard (or failed to): a request before then asks the ledger itself.
+    this.lastSync = Math.max(this.lastSync, this.now());
   }
 
   /**

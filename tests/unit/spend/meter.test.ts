@@ -203,6 +203,20 @@ describe("the spend meter", () => {
     }
   });
 
+  it("asks the ledger itself for a request that comes before its init read has answered", async () => {
+    const ledger = new MemoryLedger();
+    ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
+    const { meter } = meterOn(ledger, 0.05);
+    let answerRead: (totals: LedgerTotals) => void = () => {};
+    ledger.read = () => new Promise((resolve) => (answerRead = resolve));
+    const starting = meter.start();
+    expect(await meter.pause()).toBeDefined();
+    answerRead({ spentNano: 0 }); // older than the flush's answer: not taken
+    await starting;
+    expect(await meter.pause()).toBeDefined();
+    expect(ledger.calls).toBe(1);
+  });
+
   it("two instances flushing at once both count", async () => {
     const ledger = new MemoryLedger();
     const a = meterOn(ledger, 100);
