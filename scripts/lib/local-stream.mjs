@@ -83,8 +83,11 @@ export async function startStreamReader({ endpoint, tableName, positionFile, han
     ).ShardIterator;
     const read = new streamsApi.GetRecordsCommand({ ShardIterator: shard.iterator });
     const page = await streams.send(read).catch((error) => {
-      // An iterator lives 15 minutes: take a new one from where reading got to.
-      if (error.name === "ExpiredIteratorException") shard.iterator = undefined;
+      // An iterator lives 15 minutes; and DynamoDB Local may call one taken at the start of a
+      // stream just turned on past its oldest record. Either way, take a new one from where
+      // reading got to.
+      if (/^(ExpiredIterator|TrimmedDataAccess)Exception$/.test(error.name))
+        shard.iterator = undefined;
       throw error;
     });
     const records = (page.Records ?? []).map(inLambdaShape);
