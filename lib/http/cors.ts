@@ -4,9 +4,6 @@
 // for the gateway's side (lib/shared/).
 import { CORS_EXPOSED_HEADERS } from "../shared/names.js";
 
-/** CORS_ORIGINS read as a list, here beside the headers it decides. */
-export { parseOrigins } from "../shared/settings.js";
-
 const EXPOSED_HEADERS = CORS_EXPOSED_HEADERS.join(", ");
 
 /**

@@ -5,8 +5,6 @@
 // Logs Insights reads (docs/operating.md lists them, their dimensions and their cost).
 import { METRICS_NAMESPACE } from "../shared/names.js";
 
-export { METRICS_NAMESPACE };
-
 /**
  * The line's values that become CloudWatch metrics, each a Count: how a list was answered
  * (storage's counts, lib/storage/counts.ts), for the list cache's share. They are on the list

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../scripts/lib/dynamodb-local.mjs";
-import { parseOrigins } from "../../lib/http/cors.js";
+import { parseOrigins } from "../../lib/shared/settings.js";
 import { startLocalFront } from "../../scripts/lib/local-front.mjs";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { supervise } from "../../scripts/lib/processes.mjs";

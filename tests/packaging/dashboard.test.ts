@@ -5,7 +5,8 @@
 // `npm run cost` counts them) and the alarms read at most its 10 metrics.
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { CLOUDWATCH_METRICS, METRICS_NAMESPACE } from "../../lib/http/metrics.js";
+import { CLOUDWATCH_METRICS } from "../../lib/http/metrics.js";
+import { METRICS_NAMESPACE } from "../../lib/shared/names.js";
 import { dashboardMetrics } from "../../scripts/lib/cost.mjs";
 import {
   API_FUNCTION_IDS,

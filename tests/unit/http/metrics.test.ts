@@ -6,11 +6,11 @@ import { httpHandler } from "../../../lib/http/handler.js";
 import { createLogger } from "../../../lib/http/logger.js";
 import {
   CLOUDWATCH_METRICS,
-  METRICS_NAMESPACE,
   METRIC_DIMENSIONS,
   requestMetrics,
 } from "../../../lib/http/metrics.js";
 import { ok } from "../../../lib/http/response.js";
+import { METRICS_NAMESPACE } from "../../../lib/shared/names.js";
 import { STORAGE_COUNT_NAMES, type StorageCounts, addCount } from "../../../lib/storage/counts.js";
 import { emfProblems } from "../../helpers/emf.js";
 import { apiEvent } from "../../helpers/events.js";
