@@ -2,7 +2,7 @@
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
 import pMap from "p-map";
-import { UnreachableError } from "../../../client/errors.mjs";
+import { ApiError, UnreachableError } from "../../../client/errors.mjs";
 import { connect, isAnswer, isPaused, reasonOf, using } from "../api.mjs";
 import { StopError, progress } from "../cli.mjs";
 import { clockOf } from "./source.mjs";
@@ -38,8 +38,7 @@ export function differences(source, shown, clock) {
 
 /**
  * What the target's post under this id means, from the fields that differ: a conflict if any,
- * else already there, or created when it is missing (undefined) or this run's create made it
- * (its answer lost: a 5xx, a cut connection).
+ * else already there, or created when it is missing (undefined) or this run's create made it.
  * @param {number} id @param {string[] | undefined} differ
  * @returns {Result}
  */
@@ -78,6 +77,7 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     const own = await connect(to, { token, name: "The target" });
     const { id } = post;
     const body = { ...post, created_at: utc(post.created_at), updated_at: utc(post.updated_at) };
+    let pending = false;
     try {
       for (let round = 0; round < 3; round++) {
         try {
@@ -87,11 +87,15 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
           return { outcome: "created", id };
         } catch (error) {
           if (!isAnswer(error, 409)) return { outcome: "failed", id, reason: reasonOf(error) };
+          // Every retry kept the create's key, and the service writes a post and its key's outcome
+          // in one transaction, so a 409 means another request made this post: unless it says the
+          // key's first request is still running (Retry-After), which may yet make it.
+          pending = error instanceof ApiError && error.response.headers.has("retry-after");
         }
         try {
           const read = await using(own, (blog) => blog.getPost(id));
           if (read.notModified) throw new Error("a read without If-None-Match answered 304");
-          return found(id, differences(post, read.post, clock), round > 0 || own.retries > 0);
+          return found(id, differences(post, read.post, clock), pending);
         } catch (error) {
           // Deleted meanwhile: create it again.
           if (!isAnswer(error, 404)) return { outcome: "failed", id, reason: reasonOf(error) };

@@ -1,6 +1,5 @@
-// Unit: the parts of `npm run import` and `npm run export` that need no service: local times of a
-// zone across daylight saving changes, ISO offsets, the identity check behind "already there", and
-// how a copy tells "created" from "already there", and that a paused target stops it (against a
+// Unit: `npm run import` and `npm run export`: local times across daylight saving changes, ISO
+// offsets, the identity check behind "already there", and a copy's outcomes and stop (against a
 // server in the test's process).
 import { type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,31 +19,23 @@ describe("ZonedClock.instantsOf", () => {
     ["2024-31-03 01:59:59", ["2024-03-31T00:59:59Z"], "the last second before spring forward"],
     ["2024-31-03 03:00:00", ["2024-03-31T01:00:00Z"], "the first second after it"],
     ["2024-31-03 02:30:00", [], "the hour spring forward skips"],
-    [
-      "2024-27-10 02:30:00",
-      ["2024-10-27T00:30:00Z", "2024-10-27T01:30:00Z"],
-      "the hour fall-back repeats",
-    ],
+    ["2024-27-10 02:30:00", ["2024-10-27T00:30:00Z", "2024-10-27T01:30:00Z"], "fall-back's hour"],
     ["2024-27-10 03:00:00", ["2024-10-27T02:00:00Z"], "after the repeated hour"],
   ])("%s → %j (%s)", (text, expected) => {
     expect(paris.instantsOf(text)).toEqual(expected.map(utc));
   });
 
   it.each([
-    "2024-31-04 12:00:00",
-    "2024-01-13 00:00:00",
-    "2024-01-01 24:00:00",
-    "2024-01-01T00:00:00Z",
-    "",
+    ...["2024-31-04 12:00:00", "2024-01-13 00:00:00", "2024-01-01 24:00:00"],
+    ...["2024-01-01T00:00:00Z", ""],
   ])("refuses %j, which names no local time", (text) => {
     expect(paris.instantsOf(text)).toBeUndefined();
   });
 
   it("reads the day before the month, and shows an instant the same way", () => {
     expect(paris.show(utc("2024-03-05T23:30:00Z"))).toBe("2024-06-03 00:30:00");
-    expect(new ZonedClock("UTC").instantsOf("2024-06-03 00:30:00")).toEqual([
-      utc("2024-03-06T00:30:00Z"),
-    ]);
+    const instants = new ZonedClock("UTC").instantsOf("2024-06-03 00:30:00");
+    expect(instants).toEqual([utc("2024-03-06T00:30:00Z")]);
   });
 
   it("throws on an unknown zone", () => {
@@ -63,57 +54,34 @@ describe("isoWithOffset", () => {
   });
 
   it("writes negative and half-hour offsets", () => {
-    expect(isoWithOffset(new ZonedClock("America/St_Johns"), utc("2024-01-15T12:00:00Z"))).toBe(
-      "2024-01-15T08:30:00-03:30",
-    );
+    const stJohns = new ZonedClock("America/St_Johns");
+    expect(isoWithOffset(stJohns, utc("2024-01-15T12:00:00Z"))).toBe("2024-01-15T08:30:00-03:30");
   });
 });
 
 describe("differences", () => {
-  const source = {
-    id: 1,
-    title: "t",
-    content: "c",
-    created_at: utc("2024-10-27T00:30:00.400Z"),
-    updated_at: null,
-  };
-  const shown = {
-    id: 1,
-    title: "t",
-    content: "c",
-    created_at: "2024-27-10 02:30:00",
-    updated_at: null,
-  };
+  const post = { id: 1, title: "t", content: "c", updated_at: null };
+  const source = { ...post, created_at: utc("2024-10-27T00:30:00.400Z") };
+  const shown = { ...post, created_at: "2024-27-10 02:30:00" };
 
   it("finds none when the target shows the same post, to the second, in its zone", () => {
     expect(differences(source, shown, paris)).toEqual([]);
   });
 
   it("names each field that differs", () => {
-    expect(
-      differences(
-        source,
-        {
-          ...shown,
-          title: "u",
-          created_at: "2024-27-10 02:30:01",
-          updated_at: "2024-01-01 00:00:00",
-        },
-        paris,
-      ),
-    ).toEqual(["title", "created_at", "updated_at"]);
+    const changed = {
+      title: "u",
+      created_at: "2024-27-10 02:30:01",
+      updated_at: "2024-01-01 00:00:00",
+    };
+    expect(differences(source, { ...shown, ...changed }, paris)).toEqual(Object.keys(changed));
     expect(differences({ ...source, updated_at: 0 }, shown, paris)).toEqual(["updated_at"]);
   });
 });
 
 describe("copyPosts", () => {
-  const posts = [1, 2].map((id) => ({
-    id,
-    title: "t",
-    content: "c",
-    created_at: null,
-    updated_at: null,
-  }));
+  const fields = { title: "t", content: "c", created_at: null, updated_at: null };
+  const posts = [1, 2].map((id) => ({ id, ...fields }));
   const source = { posts, failed: [], ambiguous: [], source: "test" };
   /** A target on loopback answering each request with `answer`; its URL, and a way to close it. */
   async function serve(answer: Parameters<typeof createServer>[1]) {
@@ -127,31 +95,25 @@ describe("copyPosts", () => {
       .writeHead(status, { "content-type": "application/json", ...headers })
       .end(JSON.stringify(body));
 
-  it("counts a post as created only when its own create was sent again, whatever other lanes retried", async () => {
-    // Post 1 is already there, and post 2's create is answered 503 once, then 409 (its first
-    // attempt landed): post 1's read is held until post 2's retry has been sent, so the two
-    // lanes' calls interleave.
-    let post2Attempts = 0;
-    let copying = false;
-    let retried: () => void = () => {};
-    const retrySent = new Promise<void>((resolve) => (retried = resolve));
+  it("counts an identical post as created only while its key's first request may still make it", async () => {
+    // Post 1: a 503, then a plain 409 to the same key, so another request made it. Post 2: a 409
+    // saying the key's first request is still running, until the client stops waiting.
+    const creates = new Map<number, number>();
     const service = await serve(async (request, response) => {
-      if (request.method === "POST") {
-        copying = true;
-        const { id } = JSON.parse(await text(request)) as { id: number };
-        if (id === 2 && ++post2Attempts === 1) return json(response, 503, { detail: "busy" });
-        if (id === 2) retried();
-        return json(response, 409, { detail: `Blog post #${id} already exists` });
-      }
-      const id = Number(request.url?.split("/").pop());
-      if (id === 1 && copying) await retrySent; // not the copy's first probe, sent before it
-      return json(response, 200, posts[id - 1]);
+      const path = Number(request.url?.split("/").pop());
+      if (request.method !== "POST") return json(response, 200, posts[path - 1]);
+      const { id } = JSON.parse(await text(request)) as { id: number };
+      creates.set(id, (creates.get(id) ?? 0) + 1);
+      const again = { "retry-after": "0" };
+      if (id === 1 && creates.get(id) === 1) return json(response, 503, { detail: "busy" }, again);
+      json(response, 409, { detail: `Blog post #${id} already exists` }, id === 2 ? again : {});
     });
     try {
       const options = { to: service.url, toZone: "UTC", concurrency: 2, dryRun: false };
       const { results } = await copyPosts(source, options);
       const outcomes = Object.fromEntries(results.map(({ id, outcome }) => [id, outcome]));
       expect(outcomes).toEqual({ 1: "already there", 2: "created" });
+      expect(creates.get(1)).toBe(2);
     } finally {
       service.close();
     }
