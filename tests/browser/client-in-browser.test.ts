@@ -1,8 +1,6 @@
-// The typed client (client/index.mjs) in a real browser, on a page of another origin than the
-// API's, as a browser app runs it. Chromium, not the test, decides whether each cross-origin call
-// may be sent (the preflights) and what the page may read of each answer (ETag and Location only
-// when Access-Control-Expose-Headers names them); a Node fetch ignores CORS and would show none of
-// it. A page of an origin CORS_ORIGINS does not list is refused.
+// The typed client (client/index.mjs) in Chromium, on a page of another origin than the API's:
+// the browser, not the test, decides which cross-origin calls may be sent (preflights) and what the
+// page may read of each answer (exposed headers); a page of an unlisted origin is refused.
 import { accessSync, constants } from "node:fs";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,17 +29,12 @@ function executable(path: string): boolean {
   }
 }
 
-// Without Chromium the rest of the suite still runs, and this file says in one line what to
-// install. CI installs Chromium (.ci/run), so there a missing one fails the file instead: a
-// skip would pass unseen.
+// Without Chromium this file says what to install and skips, except on CI, where it fails.
 const missing = !executable(CHROMIUM);
 const skipped = missing && !process.env.CI;
 if (skipped) console.warn(INSTALL);
 
-/**
- * Headless, and making no connection of its own (updates, sync, field trials): where the machine
- * has no way out those connections are refused, and nothing here should wait on them.
- */
+/** Headless, making no connection of its own (updates, sync), which nothing here should await. */
 const CHROMIUM_ARGS = [
   ...["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"],
   ...["--disable-background-networking", "--disable-component-update", "--disable-sync"],
@@ -54,9 +47,7 @@ const PREFLIGHTED = ["authorization", "content-type", "idempotency-key", "if-non
 const GET_FUNCTION = "blog-post-api-test-getPost";
 
 /** What the page's module puts on its global object: the client, as the browser loaded it. */
-interface PageGlobals {
-  blogClient: typeof client;
-}
+type PageGlobals = { blogClient: typeof client };
 
 /** The client as a browser app ships it: one ES module for the browser, bundled in memory. */
 async function clientBundle(): Promise<string> {
@@ -68,9 +59,7 @@ async function clientBundle(): Promise<string> {
     write: false,
     logLevel: "silent",
   });
-  const text = outputFiles[0]?.text;
-  if (text === undefined) throw new Error("esbuild gave no bundle of client/index.mjs");
-  return text;
+  return outputFiles[0]!.text;
 }
 
 /** The page: it loads the bundle and leaves it on its global object for the test's scripts. */
@@ -91,35 +80,26 @@ function pageServer(bundle: string): Server {
     "/client.mjs": ["text/javascript; charset=utf-8", bundle],
   };
   return createServer((request, response) => {
-    const [type, body] = files[request.url ?? ""] ?? ["text/plain", "not found"];
-    response.writeHead(body === "not found" ? 404 : 200, { "content-type": type });
-    response.end(body);
+    const [type, body] = files[request.url ?? ""] ?? [];
+    if (!type) return void response.writeHead(404).end();
+    response.writeHead(200, { "content-type": type }).end(body);
   });
 }
 
 /** An answer the Lambda proxy stand-in passed on: the caller's origin and the function's result. */
-interface Passed {
-  origin: string | undefined;
-  statusCode: number;
-  headers: Record<string, unknown>;
-}
+type Passed = { origin: string | undefined; statusCode: number; headers: Record<string, unknown> };
 
 /**
- * API Gateway's Lambda proxy integration in miniature, for `GET /api/post/{id}`: the request as an
- * event to the get function (through serverless-offline's Lambda Invoke API), and the function's
- * result as the answer, adding no header, as API Gateway passes a proxy answer on.
+ * API Gateway's Lambda proxy integration for `GET /api/post/{id}`: the request as an event to the
+ * get function (serverless-offline's Lambda Invoke API), its result as the answer, no header added.
  */
 function lambdaProxy(api: Offline, passed: Passed[]): Server {
   return createServer((request, response) => {
     const id = /^\/api\/post\/(\d+)$/.exec(request.url ?? "")?.[1];
-    if (request.method !== "GET" || id === undefined) {
-      response.writeHead(404).end();
-      return;
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-    }
+    if (request.method !== "GET" || id === undefined) return void response.writeHead(404).end();
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, [value].flat().join(", ")]),
+    );
     const event = apiEvent({ method: "GET", postId: id, headers });
     fetch(`${api.lambdaUrl}/2015-03-31/functions/${GET_FUNCTION}/invocations`, {
       method: "POST",
@@ -153,12 +133,7 @@ async function close(server: Server): Promise<void> {
 }
 
 /** A request Chromium sent (its method) or a preflight's answer (its status), as DevTools saw it. */
-interface Seen {
-  url: string;
-  method?: string;
-  status?: number;
-  headers: Record<string, string>;
-}
+type Seen = { url: string; method?: string; status?: number; headers: Record<string, string> };
 
 const lowerCased = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
@@ -180,9 +155,7 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
     const pages = [pageServer(bundle), pageServer(bundle)];
     servers.push(...pages);
     [allowedOrigin, refusedOrigin] = (await Promise.all(pages.map(listen))) as [string, string];
-    // Chromium starts beside serverless-offline, which takes far longer. launch() gives it a
-    // fresh profile in a temporary folder, removed when it closes. Whichever starts is kept even
-    // when the other fails, so that afterAll stops it.
+    // Both at once; whichever starts is kept even when the other fails, so that afterAll stops it.
     const [offline, launched] = await Promise.allSettled([
       startOffline({
         label: "browser-client",
@@ -207,29 +180,22 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
     await api?.stop();
   });
 
-  /**
-   * A page of `origin` in a fresh context (no cookies, cache or cached preflights of another
-   * test), once it has loaded the client; what its console says and what it sends are recorded.
-   */
+  /** A page of `origin` in a fresh context, once it loaded the client; its console and requests. */
   async function openPage(origin: string) {
     const context = await browser.newContext();
     const page: Page = await context.newPage();
     const consoleLines: string[] = [];
     page.on("console", (message) => consoleLines.push(message.text()));
-    // DevTools' view of the network: unlike Playwright's request events, it shows preflights
-    // and the headers each request carried on the wire.
+    // DevTools' view of the network shows preflights and the headers sent, unlike Playwright's.
     const devtools = await context.newCDPSession(page);
     await devtools.send("Network.enable");
     const sent: Seen[] = [];
     const preflights: Seen[] = [];
-    devtools.on("Network.requestWillBeSent", ({ request, type }) => {
-      const { method, url, headers } = request;
+    devtools.on("Network.requestWillBeSent", ({ request: { method, url, headers }, type }) => {
       if (type === "Fetch") sent.push({ method, url, headers: lowerCased(headers) });
     });
-    devtools.on("Network.responseReceived", ({ response, type }) => {
-      if (type !== "Preflight") return;
-      const { url, status, headers } = response;
-      preflights.push({ url, status, headers: lowerCased(headers) });
+    devtools.on("Network.responseReceived", ({ response: { url, status, headers }, type }) => {
+      if (type === "Preflight") preflights.push({ url, status, headers: lowerCased(headers) });
     });
     await page.goto(`${origin}/`);
     await page.waitForFunction(() => "blogClient" in globalThis);
@@ -284,8 +250,7 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
     });
     expect(await api.table.posts()).not.toContainEqual(expect.objectContaining({ id: outcome.id }));
 
-    // Chromium sent each of these headers cross-origin, which it does only once a preflight has
-    // allowed it; and every preflight it made was allowed, for this origin, naming all four.
+    // Chromium sends these headers cross-origin only once a preflight allowed them; each did.
     const carried = new Set(sent.flatMap((request) => Object.keys(request.headers)));
     for (const header of PREFLIGHTED) expect(carried, header).toContain(header);
     expect(preflights.length).toBeGreaterThan(0);
@@ -300,13 +265,9 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
     );
   });
 
-  // serverless-offline (14.8) cannot show a refusal: whenever a request has an Origin it answers
-  // the preflight 200 and adds `Access-Control-Allow-Origin: <that origin>` with credentials to
-  // every answer the function gave without one, listed or not. API Gateway adds no CORS header
-  // to a Lambda proxy answer, so there the function's answer is what the browser judges. The
-  // refused page calls the get function through a stand-in that passes its answer on unchanged
-  // (lambdaProxy, above), with a simple GET (no token, no If-None-Match: no preflight), which
-  // is all a page needs to read a post where reads are open.
+  // serverless-offline (14.8) allows every Origin, while API Gateway adds no CORS header to a
+  // Lambda proxy answer: the refused page reads through lambdaProxy, with a simple GET (no
+  // preflight), all a page needs to read a post where reads are open.
   it("refuses a page whose origin CORS_ORIGINS does not list: the client throws UnreachableError", async () => {
     const blog = client.createBlogClient({ baseUrl: api.baseUrl, token: writer });
     const { post } = await blog.createPost({ title: "Not for every site", content: "c" });
@@ -332,8 +293,7 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
     const allowed = await openPage(allowedOrigin);
     expect(await read(allowed.page, proxyUrl)).toEqual({ read: post });
 
-    // ... but the same answer for another origin has no Access-Control-Allow-Origin, and the
-    // browser keeps it from the page: the fetch fails as if nothing had answered.
+    // ... but for another origin it has no Access-Control-Allow-Origin: the browser keeps it back.
     const refused = await openPage(refusedOrigin);
     const url = `${proxyUrl}/api/post/${post.id}`;
     expect(await read(refused.page, proxyUrl)).toEqual({

@@ -1,8 +1,6 @@
-// Test helper: a CloudFormation template checked against the resource specification AWS publishes
-// (as carried by @aws-cdk/aws-service-spec): types, property names, required properties, primitive
-// types and allowed values. Values built by intrinsic functions (Ref, Fn::GetAtt, Fn::If, …) are
-// known only at deploy time and are not checked; neither are rules the data does not hold (patterns,
-// lengths, ranges, properties that exclude each other).
+// Test helper: a template checked against AWS's resource specification (@aws-cdk/aws-service-spec):
+// types, property names, required ones, value types and allowed values. Intrinsic functions' values
+// are known only at deploy time and are not checked.
 import { loadAwsServiceSpec } from "@aws-cdk/aws-service-spec";
 import type { Property, PropertyType, SpecDatabase } from "@aws-cdk/service-spec-types";
 
@@ -34,36 +32,35 @@ export function specProblems(db: SpecDatabase, template: Template): string[] {
 
   const checkProperties = (path: string, spec: Record<string, Property>, value: unknown) => {
     if (isIntrinsic(value)) return;
-    if (!isObject(value)) {
-      problems.push(`${path}: expected an object, got ${JSON.stringify(value)}`);
-      return;
-    }
+    if (!isObject(value))
+      return void problems.push(`${path}: expected an object, got ${JSON.stringify(value)}`);
     for (const [name, inner] of Object.entries(value)) {
       const property = spec[name];
       if (!property) problems.push(`${path}.${name}: no such property`);
       else checkProperty(`${path}.${name}`, property, inner);
     }
-    for (const [name, property] of Object.entries(spec)) {
-      if (property.required && !(name in value)) {
-        problems.push(`${path}.${name}: required, missing`);
-      }
+    for (const [name, { required }] of Object.entries(spec)) {
+      if (required && !(name in value)) problems.push(`${path}.${name}: required, missing`);
     }
   };
 
-  // A property that changed type over time accepts its earlier types too, as CloudFormation does.
-  const checkProperty = (path: string, property: Property, value: unknown) => {
-    const types = [property.type, ...(property.previousTypes ?? [])];
-    const attempts = types.map((type) => problemsOf(() => checkValue(path, type, value)));
-    if (attempts.some((found) => found.length === 0)) return;
-    problems.push(...attempts[0]!);
+  /** Passes when any of `checks` finds nothing; otherwise keeps what the first one found. */
+  const anyOf = (checks: (() => void)[]) => {
+    const attempts = checks.map((check) => {
+      const before = problems.length;
+      check();
+      return problems.splice(before);
+    });
+    if (!attempts.some((found) => found.length === 0)) problems.push(...attempts[0]!);
   };
 
-  /** The problems `check` finds, kept apart from the ones found so far. */
-  const problemsOf = (check: () => void) => {
-    const before = problems.length;
-    check();
-    return problems.splice(before);
-  };
+  // A property that changed type over time accepts its earlier types too, as CloudFormation does.
+  const checkProperty = (path: string, property: Property, value: unknown) =>
+    anyOf(
+      [property.type, ...(property.previousTypes ?? [])].map(
+        (type) => () => checkValue(path, type, value),
+      ),
+    );
 
   const checkValue = (path: string, type: PropertyType, value: unknown): void => {
     if (isIntrinsic(value)) return;
@@ -95,11 +92,9 @@ export function specProblems(db: SpecDatabase, template: Template): string[] {
         if (!isObject(value) && !Array.isArray(value) && typeof value !== "string") wrong("JSON");
         return;
       case "null":
-        if (value !== null) wrong("null");
-        return;
+        return void (value !== null && wrong("null"));
       case "tag":
-        if (!isObject(value) || typeof value.Key !== "string") wrong("a tag");
-        return;
+        return void ((!isObject(value) || typeof value.Key !== "string") && wrong("a tag"));
       case "array":
         if (!Array.isArray(value)) return void wrong("a list");
         value.forEach((element, index) => checkValue(`${path}[${index}]`, type.element, element));
@@ -110,13 +105,8 @@ export function specProblems(db: SpecDatabase, template: Template): string[] {
           checkValue(`${path}.${key}`, type.element, inner);
         }
         return;
-      case "union": {
-        const attempts = type.types.map((inner) =>
-          problemsOf(() => checkValue(path, inner, value)),
-        );
-        if (!attempts.some((found) => found.length === 0)) problems.push(...attempts[0]!);
-        return;
-      }
+      case "union":
+        return anyOf(type.types.map((inner) => () => checkValue(path, inner, value)));
       case "ref": {
         const definition = db.get("typeDefinition", type.reference.$ref);
         checkProperties(path, definition.properties, value);

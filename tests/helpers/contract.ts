@@ -7,15 +7,11 @@ import { parse } from "yaml";
 const DOCUMENT_ID = "openapi.yaml";
 const documentPath = new URL("../../openapi.yaml", import.meta.url);
 
-interface Header {
-  required?: boolean;
-  schema?: object;
-}
-interface ResponseObject {
+type ResponseObject = {
   $ref?: string;
   content?: Record<string, { schema?: object }>;
-  headers?: Record<string, Header>;
-}
+  headers?: Record<string, { required?: boolean }>;
+};
 type Operation = { responses: Record<string, ResponseObject> };
 
 /** The contract, parsed. */
@@ -27,10 +23,7 @@ const openApi = parse(readFileSync(documentPath, "utf8")) as {
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 ajv.addSchema(openApi, DOCUMENT_ID);
 
-/**
- * A validator for one schema of openapi.yaml, by its JSON pointer in the document
- * (`components/schemas/NewPost`), as a client or a proxy built from the contract would check.
- */
+/** A validator for one schema of openapi.yaml, by its JSON pointer (`components/schemas/NewPost`). */
 export function contractSchema(location: string) {
   const validate = ajv.getSchema(`${DOCUMENT_ID}#/${location}`);
   if (!validate) throw new Error(`openapi.yaml has no schema at ${location}`);
@@ -40,10 +33,7 @@ export function contractSchema(location: string) {
 const pointer = (...parts: string[]) =>
   parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 
-/**
- * The path template of openapi.yaml that a concrete path matches; a trailing slash names the same
- * route, as openapi.yaml's description says.
- */
+/** The path template a concrete path matches; a trailing slash names the same route. */
 function templateFor(path: string): string {
   for (const template of Object.keys(openApi.paths)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}/?$`);
@@ -53,39 +43,27 @@ function templateFor(path: string): string {
 }
 
 /** A response as a test saw it. */
-interface SeenResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-}
+type SeenResponse = { status: number; headers: Headers; text: string };
 
-/**
- * Throws when a response is not one openapi.yaml documents for this method and path: an
- * undocumented status, a missing required header, a wrong content type or a body that does
- * not match the schema.
- */
+/** Throws unless openapi.yaml documents this response: status, required headers, type, body. */
 export function assertMatchesContract(method: string, path: string, response: SeenResponse) {
   const template = templateFor(new URL(path, "http://x").pathname);
-  const operation = openApi.paths[template]?.[method.toLowerCase()];
+  const verb = method.toLowerCase();
+  const operation = openApi.paths[template]?.[verb];
   if (!operation) throw new Error(`openapi.yaml has no ${method} ${template}`);
   const where = `${method} ${template} → ${response.status}`;
   // An exact status first, then its range (`5XX`), as OpenAPI reads them.
   const status = [String(response.status), `${String(response.status)[0]}XX`].find(
     (key) => operation.responses[key],
   );
-  let documented = status === undefined ? undefined : operation.responses[status];
-  let location = pointer(
-    "paths",
-    template,
-    method.toLowerCase(),
-    "responses",
-    status ?? String(response.status),
-  );
-  if (!documented) throw new Error(`${where} is not documented in openapi.yaml`);
+  if (status === undefined) throw new Error(`${where} is not documented in openapi.yaml`);
+  let documented = operation.responses[status]!;
+  let location = pointer("paths", template, verb, "responses", status);
   if (documented.$ref) {
     location = documented.$ref.slice(2);
-    documented = openApi.components.responses[documented.$ref.split("/").pop() ?? ""];
-    if (!documented) throw new Error(`${where}: dangling $ref`);
+    const shared = openApi.components.responses[documented.$ref.split("/").pop() ?? ""];
+    if (!shared) throw new Error(`${where}: dangling $ref`);
+    documented = shared;
   }
   for (const [name, header] of Object.entries(documented.headers ?? {})) {
     if (header.required && !response.headers.has(name)) {

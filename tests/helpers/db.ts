@@ -20,15 +20,10 @@ import { createDocumentClient } from "../../lib/storage/client.js";
 
 let tables = 0;
 
-/** An instance's configuration over these tables at `endpoint` (no Idempotency-Key without one). */
-export function localConfig(
-  endpoint: string,
-  tableName: string,
-  idempotencyTableName?: string,
-): Config {
-  const region = LOCAL_REGION;
+/** An instance's configuration over these tables at `endpoint` (no Idempotency-Key without `keys`). */
+export function localConfig(endpoint: string, tableName: string, keys?: string): Config {
   const settings = { logLevel: "silent" as const, idBlockSize: 1, corsOrigins: [] };
-  return { tableName, idempotencyTableName, endpoint, region, ...settings };
+  return { tableName, idempotencyTableName: keys, endpoint, region: LOCAL_REGION, ...settings };
 }
 
 /** Every item of a table, read consistently page by page, sorted by id. */
@@ -49,20 +44,15 @@ export async function scanItems(admin: DynamoDBClient, tableName: string) {
 export const postsOf = (items: Record<string, unknown>[]) =>
   items.filter((item) => Number(item.id) > 0) as unknown as Post[];
 
-/**
- * A client and the repository the handlers' wiring builds over it, for a test that needs the
- * DynamoDB class or the client itself (a middleware, a mock, its own request handler).
- */
+/** A client and the repository the handlers' wiring builds over it. */
 export function connectStorage(config: Config, overrides: Partial<DynamoDBClientConfig> = {}) {
   const client = createDocumentClient(config, overrides);
   return { client, repository: dynamoRepository(config, client) };
 }
 
 /**
- * The client settings of a table's repository in tests: DynamoDB Local on a busy machine (two
- * clones testing at once) can take seconds to accept a connection, where the production client
- * gives up after 1 s. The production limits are tested as such (tests/integration/deadline.test.ts
- * builds its client with connectStorage).
+ * DynamoDB Local on a busy machine can take seconds to accept a connection, where the production
+ * client gives up after 1 s (deadline.test.ts tests that client, built with connectStorage).
  */
 const PATIENT_CLIENT: Partial<DynamoDBClientConfig> = {
   requestHandler: {
@@ -95,30 +85,12 @@ export function openTable(tableName: string, idempotencyTableName: string, endpo
   const connect = (overrides: Partial<DynamoDBClientConfig> = {}) =>
     connectStorage(config, { ...PATIENT_CLIENT, ...overrides });
   const { client: documentClient, repository } = connect();
-
-  /** Every item in the table, counter included, sorted by id. */
+  /** Every item in the table, counter included, sorted by id; the posts among them. */
   const items = () => scanItems(admin, tableName);
-
-  /** Every post stored, ascending by id: the items without the counter and the marker's shards. */
   const posts = async () => postsOf(await items());
-
-  const close = () => {
-    admin.destroy();
-    documentClient.destroy();
-  };
-  return {
-    config,
-    tableName,
-    idempotencyTableName,
-    endpoint,
-    admin,
-    documentClient,
-    repository,
-    connect,
-    items,
-    posts,
-    close,
-  };
+  const close = () => (admin.destroy(), documentClient.destroy());
+  const clients = { admin, documentClient, repository, connect };
+  return { config, tableName, idempotencyTableName, endpoint, ...clients, items, posts, close };
 }
 
 /** A fresh table, its client and repository, as freshTable gives them. */

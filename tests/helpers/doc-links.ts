@@ -41,37 +41,27 @@ export function relativeLinks(markdown: string): string[] {
   return targets.filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
 
-/**
- * The broken links of the Markdown file at `file` (a path under `root`), each as
- * `file: target (why)`: a path that does not exist, or an anchor no heading of its page makes.
- */
+/** The broken links of the Markdown file at `file` (under `root`), each as `file: target (why)`. */
 export function brokenLinks(root: string, file: string, markdown: string): string[] {
-  const broken: string[] = [];
-  for (const target of relativeLinks(markdown)) {
+  return relativeLinks(markdown).flatMap((target) => {
     const [path = "", anchor] = target.split("#");
     const resolved = path === "" ? join(root, file) : join(root, dirname(file), path);
-    const shown = `${file}: ${target}`;
-    if (relative(root, resolved).startsWith("..")) broken.push(`${shown} (outside the repository)`);
-    else if (!existsSync(resolved)) broken.push(`${shown} (no such file)`);
-    else if (anchor !== undefined && resolved.endsWith(".md")) {
-      const page = path === "" ? markdown : readFileSync(resolved, "utf8");
-      if (!anchorsOf(page).has(anchor)) broken.push(`${shown} (no such heading)`);
-    }
-  }
-  return broken;
+    const why = (reason: string) => [`${file}: ${target} (${reason})`];
+    if (relative(root, resolved).startsWith("..")) return why("outside the repository");
+    if (!existsSync(resolved)) return why("no such file");
+    if (anchor === undefined || !resolved.endsWith(".md")) return [];
+    const page = path === "" ? markdown : readFileSync(resolved, "utf8");
+    return anchorsOf(page).has(anchor) ? [] : why("no such heading");
+  });
 }
 
-/**
- * The paths a Markdown text names in inline code (`lib/http/errors.ts`, `tests/unit/`) under one
- * of `folders`, the repository's top-level folders: what a reader would open. Placeholders
- * (`<stage>`) and globs are not paths.
- */
+/** The paths a Markdown text names in inline code (`lib/http/`) under one of the top `folders`. */
 export function namedPaths(markdown: string, folders: readonly string[]): string[] {
   const named = [...markdown.matchAll(/`([\w.-]+(?:\/[\w.-]+)+)\/?`/g)].map((m) => m[1] as string);
   return named.filter((path) => folders.includes(path.split("/")[0] ?? ""));
 }
 
-/** The paths of `named` that are neither tracked (`tracked`: files, and folders holding one) nor ignored outputs. */
+/** The paths of `named` that are neither tracked (files, and folders holding one) nor ignored. */
 export function missingPaths(
   named: string[],
   tracked: ReadonlySet<string>,

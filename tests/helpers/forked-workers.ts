@@ -8,14 +8,8 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { PostsTable } from "./db.js";
 
-/** What every worker sends: "ready", then its report as "done", or anything else as a failure. */
-type Message = { type: string };
-
-/**
- * Bundles `entry` once; returns how to fork workers on `table`, run a plan on one, and stop them
- * all (killing any still running) with the bundle's folder.
- */
-export async function forkedWorkers<Plan extends { worker: number }, M extends Message>(
+/** Bundles `entry` once; returns how to fork workers on `table`, run a plan on one, stop them all. */
+export async function forkedWorkers<Plan extends { worker: number }, M extends { type: string }>(
   entry: URL,
   table: PostsTable,
   reportTimeoutMs: number,
@@ -23,15 +17,14 @@ export async function forkedWorkers<Plan extends { worker: number }, M extends M
   const bundleDir = await mkdtemp(join(tmpdir(), "worker-"));
   const bundle = join(bundleDir, "worker.cjs");
   const children: ChildProcess[] = [];
-  await build({
-    entryPoints: [fileURLToPath(entry)],
-    outfile: bundle,
-    bundle: true,
+  const entryPoints = [fileURLToPath(entry)];
+  const options = {
     platform: "node",
     target: "node20",
     format: "cjs",
     logLevel: "warning",
-  });
+  } as const;
+  await build({ entryPoints, outfile: bundle, bundle: true, ...options });
 
   /** Forks one worker on the table and resolves once it has loaded. */
   const start = (): Promise<ChildProcess> => {
@@ -75,9 +68,7 @@ export async function forkedWorkers<Plan extends { worker: number }, M extends M
     });
 
   const stop = async () => {
-    for (const child of children) {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    }
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
     await rm(bundleDir, { recursive: true, force: true });
   };
   return { start, run, stop };

@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import type { Readable } from "node:stream";
+import { createInterface } from "node:readline";
+import { buffer } from "node:stream/consumers";
 import {
   RUNTIME_CLIENT_MISSING,
   runtimeClientInstalled,
@@ -19,28 +20,15 @@ const INVOCATION = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error
 /** The content type `HttpResponseStream.from` gives an answer: JSON prelude, 8 NULs, body. */
 export const PRELUDE_CONTENT_TYPE = "application/vnd.awslambda.http-integration-response";
 const DELIMITER = Buffer.alloc(8);
-// serverless.yml's timeout and memorySize for the functions.
-const DEFAULT_TIMEOUT_MS = 10_000;
-const DEFAULT_MEMORY_MB = "1024";
+// serverless.yml's timeout (ms) and memorySize for the functions.
+const [DEFAULT_TIMEOUT_MS, DEFAULT_MEMORY_MB] = [10_000, "1024"];
 
 /** What a streamed handler gave `HttpResponseStream.from`: what API Gateway answers with. */
-export interface Prelude {
-  statusCode?: number;
-  headers?: Record<string, string>;
-  cookies?: string[];
-}
-
+export type Prelude = { statusCode?: number; headers?: Record<string, string>; cookies?: string[] };
 type Failure = { errorType: string; errorMessage: string };
 
-interface Measured {
-  requestId: string;
-  /** The bytes the runtime POSTed, prelude and delimiter included. */
-  raw: Buffer;
-  /** From handing out the event to the first body byte at the stub; undefined if none came. */
-  firstByteMs: number | undefined;
-  /** From handing out the event to the answer's end (or its cut). */
-  totalMs: number;
-}
+/** `raw`: every byte POSTed; ms from handing out the event to the first byte (if any) and end. */
+type Measured = { requestId: string; raw: Buffer; firstByteMs?: number; totalMs: number };
 
 /** One invocation as the Runtime API saw it. */
 export type Invocation = Measured &
@@ -61,9 +49,8 @@ export type Invocation = Measured &
   );
 
 export interface LambdaRuntimeOptions {
-  /** The function's folder (LAMBDA_TASK_ROOT), e.g. `dist/list-posts`. */
+  /** The function's folder (LAMBDA_TASK_ROOT) and `_HANDLER` (file and export). */
   bundleDir: string;
-  /** `_HANDLER`: file and export. */
   handler?: string;
   /** The function's settings, over what Lambda sets (AWS_LAMBDA_LOG_FORMAT, NODE_OPTIONS, ...). */
   env?: Record<string, string>;
@@ -71,15 +58,9 @@ export interface LambdaRuntimeOptions {
   execArgv?: string[];
 }
 
-/** The runtime's resident memory from /proc (Linux); the peak is since start or the last reset. */
-export interface RuntimeMemory {
-  rssBytes: number;
-  peakRssBytes: number;
-}
-
 /** A running runtime and its Runtime API stub. */
 export interface LambdaRuntime {
-  /** Queues an event; `timeoutMs` is the function's timeout, past which the runtime is killed. */
+  /** Queues an event; past `timeoutMs` (the function's timeout) the runtime is killed. */
   invoke(event: unknown, options?: { timeoutMs?: number }): Promise<Invocation>;
   /** Every line the runtime wrote to stdout or stderr so far, across restarts. */
   logs(): string[];
@@ -87,33 +68,25 @@ export interface LambdaRuntime {
   readonly pid: number | undefined;
   /** ms from spawn to the runtime's first `next`: its init, the handler's import included. */
   initMs(): number | undefined;
-  /** VmRSS and VmHWM from /proc/<pid>/status. */
-  memory(): RuntimeMemory;
-  /** Resets VmHWM to the current RSS (/proc/<pid>/clear_refs), to measure one invocation's peak. */
+  /** VmRSS and VmHWM (peak since start or the last reset) from /proc/<pid>/status. */
+  memory(): { rssBytes: number; peakRssBytes: number };
+  /** Resets VmHWM to the current RSS (/proc/<pid>/clear_refs). */
   resetPeakMemory(): void;
   /** Kills every runtime process it started and closes the stub. */
   stop(): Promise<void>;
 }
 
-interface Pending {
-  id: string;
-  event: unknown;
-  timeoutMs: number;
+/** An invoke queued or under way; `posting` is its response or error POST. */
+type Pending = { id: string; event: unknown; timeoutMs: number; chunks: Buffer[] } & {
   resolve(invocation: Invocation): void;
   reject(error: Error): void;
-  chunks: Buffer[];
   handedAt: number;
   firstByteAt?: number;
-  /** The response or error POST under way. */
   posting?: IncomingMessage;
   timer?: NodeJS.Timeout;
-}
+};
 
-/**
- * Whether a file of tests under the runtime client should skip: the client is an install of its
- * own (tools/runtime-client), so without it such a file says in one line how to get it. CI
- * installs it, so there a missing client fails the file instead: a skip would pass unseen.
- */
+/** Whether a file should skip without the runtime client; in CI a missing client fails instead. */
 export function skipWithoutRuntimeClient(): boolean {
   if (runtimeClientInstalled()) return false;
   if (process.env.CI) throw new Error(RUNTIME_CLIENT_MISSING);
@@ -125,10 +98,8 @@ export function skipWithoutRuntimeClient(): boolean {
 export function splitPrelude(raw: Buffer): { prelude: Prelude; body: Buffer } {
   const at = raw.indexOf(DELIMITER);
   if (at < 0) {
-    throw new Error(
-      `${PRELUDE_CONTENT_TYPE} answer without the 8 NUL bytes after its prelude: ` +
-        JSON.stringify(raw.subarray(0, 120).toString("utf8")),
-    );
+    const start = JSON.stringify(raw.subarray(0, 120).toString("utf8"));
+    throw new Error(`${PRELUDE_CONTENT_TYPE} answer without the 8 NUL bytes: ${start}`);
   }
   return {
     prelude: JSON.parse(raw.subarray(0, at).toString("utf8")) as Prelude,
@@ -180,9 +151,7 @@ export async function startLambdaRuntime({
     child = polling = undefined;
     if (queue.length > 0 && !stopped) spawnRuntime();
   };
-  const failQueue = (error: Error) => {
-    for (const pending of queue.splice(0)) pending.reject(error);
-  };
+  const failQueue = (error: Error) => queue.splice(0).forEach((pending) => pending.reject(error));
 
   // One invocation at a time, as a Lambda sandbox runs them: the next waits for the runtime's `next`.
   const handOut = () => {
@@ -194,10 +163,8 @@ export async function startLambdaRuntime({
     current = next;
     next.handedAt = performance.now();
     next.timer = setTimeout(() => {
-      cut(next, {
-        errorType: "Sandbox.Timedout",
-        errorMessage: `Task timed out after ${next.timeoutMs} ms`,
-      });
+      const errorMessage = `Task timed out after ${next.timeoutMs} ms`;
+      cut(next, { errorType: "Sandbox.Timedout", errorMessage });
       child?.kill("SIGKILL");
       restart();
     }, next.timeoutMs);
@@ -219,8 +186,8 @@ export async function startLambdaRuntime({
       return handOut();
     }
     if (req.method === "POST" && url === "/2018-06-01/runtime/init/error") {
-      void bodyOf(req).then((body) => {
-        const { errorType, errorMessage } = parseError(body.toString("utf8"));
+      void buffer(req).then((body) => {
+        const { errorType, errorMessage } = parseError(body);
         initError = `${errorType}: ${errorMessage}`;
         accept(res);
       });
@@ -261,7 +228,9 @@ export async function startLambdaRuntime({
       stdio: ["ignore", "pipe", "pipe"],
     });
     alive.add(proc);
-    for (const stream of [proc.stdout, proc.stderr]) collectLines(stream, lines);
+    for (const input of [proc.stdout, proc.stderr]) {
+      createInterface({ input }).on("line", (line) => lines.push(line));
+    }
     // "close" rather than "exit": by then the last lines (an init error's stack) are read.
     proc.once("close", (code, signal) => {
       alive.delete(proc);
@@ -291,11 +260,9 @@ export async function startLambdaRuntime({
     invoke: (event, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) =>
       new Promise((resolve, reject) => {
         if (stopped) return reject(new Error("the Lambda runtime harness is stopped"));
-        if (unseenFailure) {
-          reject(unseenFailure);
-          unseenFailure = undefined;
-          return;
-        }
+        const failure = unseenFailure;
+        unseenFailure = undefined;
+        if (failure) return reject(failure);
         const id = randomUUID();
         queue.push({ id, event, timeoutMs, resolve, reject, chunks: [], handedAt: 0 });
         if (!child) spawnRuntime();
@@ -316,11 +283,7 @@ export async function startLambdaRuntime({
     stop: async () => {
       stopped = true;
       child = undefined;
-      const exits = [...alive].map((proc) => {
-        proc.kill("SIGKILL");
-        return once(proc, "close");
-      });
-      await Promise.all(exits);
+      await Promise.all([...alive].map((proc) => (proc.kill("SIGKILL"), once(proc, "close"))));
       process.off("exit", killOnExit);
       const stoppedError = new Error("the Lambda runtime harness was stopped");
       if (current) {
@@ -349,7 +312,7 @@ function lambdaEnv(env: Record<string, string>, port: number, handler: string, d
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: DEFAULT_MEMORY_MB,
     AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${name}`,
-    AWS_LAMBDA_LOG_STREAM_NAME: `2026/01/01/[$LATEST]${randomBytes(16).toString("hex")}`,
+    AWS_LAMBDA_LOG_STREAM_NAME: `2026/01/01/[$LATEST]${hex(16)}`,
     ...env,
     AWS_LAMBDA_RUNTIME_API: `127.0.0.1:${port}`,
     _HANDLER: handler,
@@ -357,14 +320,11 @@ function lambdaEnv(env: Record<string, string>, port: number, handler: string, d
   };
 }
 
-function functionArn(env: { AWS_REGION: string; AWS_LAMBDA_FUNCTION_NAME: string }): string {
-  return `arn:aws:lambda:${env.AWS_REGION}:123456789012:function:${env.AWS_LAMBDA_FUNCTION_NAME}`;
-}
-
-function traceId(): string {
-  const epoch = Math.floor(Date.now() / 1000).toString(16);
-  return `Root=1-${epoch}-${randomBytes(12).toString("hex")};Parent=${randomBytes(8).toString("hex")};Sampled=0`;
-}
+const functionArn = (env: { AWS_REGION: string; AWS_LAMBDA_FUNCTION_NAME: string }) =>
+  `arn:aws:lambda:${env.AWS_REGION}:123456789012:function:${env.AWS_LAMBDA_FUNCTION_NAME}`;
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+const traceId = () =>
+  `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${hex(12)};Parent=${hex(8)};Sampled=0`;
 
 function measure(pending: Pending): Measured {
   const { firstByteAt, handedAt } = pending;
@@ -419,25 +379,5 @@ function parseError(body: Buffer | string): Failure {
   }
 }
 
-function accept(res: ServerResponse): void {
+const accept = (res: ServerResponse) =>
   res.writeHead(202, { "Content-Type": "application/json" }).end('{"status":"OK"}');
-}
-
-async function bodyOf(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-function collectLines(stream: Readable, into: string[]): void {
-  let partial = "";
-  stream.setEncoding("utf8");
-  stream.on("data", (text: string) => {
-    const parts = (partial + text).split("\n");
-    partial = parts.pop() ?? "";
-    for (const line of parts) into.push(line);
-  });
-  stream.on("end", () => {
-    if (partial) into.push(partial);
-  });
-}

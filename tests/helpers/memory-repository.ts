@@ -1,9 +1,8 @@
 // Test helper: post storage in memory, for handler tests where DynamoDB's behaviour is not
 // what is under test, so they run without Java. It keeps the repository's contract: counter ids
 // that skip client-chosen ones, 409 for a taken id, 404 on update, Idempotency-Key replays.
-import { PostExistsError, PostNotFoundError } from "../../lib/posts/errors.js";
+import { IdempotencyError, PostExistsError, PostNotFoundError } from "../../lib/posts/errors.js";
 import type { IdempotentRequest } from "../../lib/posts/idempotency-key.js";
-import { IdempotencyError } from "../../lib/posts/errors.js";
 import {
   type NewPost,
   type Post,
@@ -12,8 +11,7 @@ import {
   serializePost,
 } from "../../lib/posts/post.js";
 import { etagOf } from "../../lib/posts/etag.js";
-import type { ListBody } from "../../lib/posts/repository.js";
-import type { PostStorage } from "../../lib/posts/repository.js";
+import type { ListBody, PostStorage } from "../../lib/posts/repository.js";
 import { now } from "../../lib/posts/timestamps.js";
 
 /** Posts in a Map; `idempotency: false` behaves like a deployment without the keys table. */

@@ -8,64 +8,49 @@ import { holdDistLock } from "./package.js";
 const startScript = fileURLToPath(new URL("../../scripts/start.mjs", import.meta.url));
 const STARTUP_MS = 150_000;
 
-export interface NpmStart {
-  /** The API's base URL, `http://127.0.0.1:<port>/api/post`. */
-  base: string;
-  /** The environment it was started with (its ports among them). */
-  env: Record<string, string>;
-  output(): string;
-  stop(): Promise<void>;
-}
+/** A running `npm start`: its API's base URL (`…/api/post`), its environment, what it printed. */
+export type NpmStart = Awaited<ReturnType<typeof startNpmStart>>;
 
 /**
  * Starts `npm start` on `dataDir`; resolves once its banner is printed. It builds into dist/,
  * which a packaging reads, so it holds the lock on dist/ until then, and no longer.
  */
-export async function startNpmStart(dataDir: string, env: Record<string, string> = {}) {
+export async function startNpmStart(dataDir: string, extra: Record<string, string> = {}) {
   const release = await holdDistLock();
   try {
-    return await spawnApi(dataDir, env);
+    const port = await freePort();
+    const env = {
+      PORT: String(port),
+      LAMBDA_PORT: String(await freePort()),
+      DYNAMODB_PORT: String(await freePort()),
+      DYNAMODB_DATA_DIR: dataDir,
+      TIME_ZONE: "UTC",
+      WEBHOOK_URL: "",
+      WEBHOOK_SECRET: "",
+      ...extra,
+    };
+    const child = spawn(process.execPath, [startScript], {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const stop = () => stopGroup(child);
+    const deadline = Date.now() + STARTUP_MS;
+    // The banner's last line (a function named publishEvents is listed before it).
+    while (!/^Events: {3}/m.test(output)) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        await stop();
+        throw new Error(`npm start: ${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return { base: `http://127.0.0.1:${port}/api/post`, env, output: () => output, stop };
   } finally {
     await release();
   }
-}
-
-async function spawnApi(dataDir: string, extra: Record<string, string>): Promise<NpmStart> {
-  const port = await freePort();
-  const env = {
-    PORT: String(port),
-    LAMBDA_PORT: String(await freePort()),
-    DYNAMODB_PORT: String(await freePort()),
-    DYNAMODB_DATA_DIR: dataDir,
-    TIME_ZONE: "UTC",
-    WEBHOOK_URL: "",
-    WEBHOOK_SECRET: "",
-    ...extra,
-  };
-  const child = spawn(process.execPath, [startScript], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const started = {
-    base: `http://127.0.0.1:${port}/api/post`,
-    env,
-    output: () => output,
-    stop: () => stopGroup(child),
-  };
-  const deadline = Date.now() + STARTUP_MS;
-  // The banner's last line (a function named publishEvents is listed before it).
-  while (!/^Events: {3}/m.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      await started.stop();
-      throw new Error(`npm start: ${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return started;
 }
 
 /** Stops a process group: SIGTERM, then SIGKILL after 15 s. */

@@ -1,34 +1,22 @@
-// Test harness: the shared serverless-offline instances, in vitest's own process. A test file
-// leases one (leaseOffline) for as long as it runs; when the lease ends, every post left in its
-// table is deleted through the API, and the instance goes to the next file waiting.
+// Test harness: the shared serverless-offline instances, in vitest's own process. A file leases one
+// (leaseOffline) while it runs; then every post left is deleted through the API, for the next file.
 import { statSync } from "node:fs";
 import { type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { freshTable } from "./db.js";
-import { type ServedInfo, serve } from "./offline.js";
+import { type LeaseInfo, serve } from "./offline.js";
 import { SHARED_CONFIGS, type SharedConfig } from "./offline-configs.js";
 import { token } from "./tokens.js";
 
-/**
- * At most this many instances of a configuration: files that share one run one after another,
- * so a second lets a long file (the import's) not hold up the short ones.
- */
+/** Per configuration: a second instance keeps a long file from holding up the short ones. */
 const MAX_INSTANCES_PER_CONFIG = 2;
 
 interface Instance {
   served: Awaited<ReturnType<typeof serve>>;
   table: Awaited<ReturnType<typeof freshTable>>;
 }
-interface Waiter {
-  grant(instance: Instance): void;
-  fail(error: unknown): void;
-}
-interface Pool {
-  idle: Instance[];
-  all: Set<Instance>;
-  waiting: Waiter[];
-  starting: number;
-}
+type Waiter = { grant(instance: Instance): void; fail(error: unknown): void };
+type Pool = { idle: Instance[]; all: Set<Instance>; waiting: Waiter[]; starting: number };
 
 /** Serves leases on a loopback port; `stop()` ends every instance and drops its table. */
 export async function startOfflinePool(dynamoEndpoint: string) {
@@ -106,10 +94,7 @@ export async function startOfflinePool(dynamoEndpoint: string) {
         if (gone) return void release(config, instance);
         response.once("close", () => void release(config, instance));
         const { served } = instance;
-        const info: ServedInfo & { logOffset: number } = {
-          ...served,
-          logOffset: statSync(served.logFile).size,
-        };
+        const info: LeaseInfo = { ...served, logOffset: statSync(served.logFile).size };
         response.writeHead(200, { "content-type": "application/x-ndjson" });
         response.write(`${JSON.stringify(info)}\n`);
       },
@@ -141,15 +126,10 @@ export async function startOfflinePool(dynamoEndpoint: string) {
   };
 }
 
-/**
- * Deletes every post left in the instance's table through its API, so that the list's caches and
- * change marker hear of it as of any delete; throws if one is left.
- */
+/** Deletes each post left through the API (the list's caches hear of it); throws if any stays. */
 async function emptyThroughApi(config: SharedConfig, { served, table }: Instance) {
   const authorized = "AUTH_ISSUER_URL" in SHARED_CONFIGS[config].env;
-  const headers: Record<string, string> = authorized
-    ? { authorization: `Bearer ${await token()}` }
-    : {};
+  const headers = authorized ? { authorization: `Bearer ${await token()}` } : undefined;
   const ids = (await table.posts()).map((post) => post.id);
   // One at a time: serverless-offline runs a worker thread, a cold start, per request in flight.
   for (const id of ids) {

@@ -24,11 +24,9 @@ const OUTPUT_KEPT_CHARS = 64 * 1024;
 interface OfflineOptions {
   /** Names the fresh table after the test file. */
   label: string;
-  /** The server's local time zone (`TIME_ZONE`, and `TZ` for the process). */
+  /** The server's zone (`TIME_ZONE`, and `TZ` for the process); UTC by default. */
   timeZone?: string;
-  /** How long serverless-offline may take to answer its first request. */
-  readyTimeoutMs?: number;
-  /** More settings for serverless-offline, such as CORS_ORIGINS or LOG_LEVEL (silent unless set). */
+  /** More settings, such as CORS_ORIGINS or LOG_LEVEL (silent unless set). */
   env?: Record<string, string>;
   /** A DynamoDB Local of the test's own; the run's shared one by default. */
   dynamoEndpoint?: string;
@@ -38,33 +36,20 @@ interface OfflineOptions {
 export interface Offline {
   /** `http://127.0.0.1:<port>`, without a trailing slash: npm start's front before it. */
   baseUrl: string;
-  /**
-   * The Lambda Invoke API serverless-offline serves beside the HTTP one: a function called there
-   * answers its result as it returned it, without serverless-offline's HTTP layer in between.
-   */
+  /** serverless-offline's Lambda Invoke API: a function's result as it returned it. */
   lambdaUrl: string;
-  /** The table behind the API, for looking at stored items directly. */
   table: OpenTable;
   timeZone: string;
   /** What serverless-offline printed since this test had it (the last 64 KiB). */
   output(): string;
-  /** Every line the functions wrote since then that is a JSON object (the log lines), parsed. */
+  /** The JSON object lines (the log lines) among them, parsed. */
   logLines(): Record<string, unknown>[];
-  /** Stops serverless-offline (and everything it started) and drops the table, or hands it back. */
+  /** Stops serverless-offline and drops the table, or hands it back to the pool. */
   stop(): Promise<void>;
 }
 
 /** Settings that change what the API answers: a test names them itself, never inherits them. */
-const API_SETTINGS = [
-  ...["AUTH_ISSUER_URL", "AUTH_AUDIENCE", "AUTH_WRITE_SCOPE", "AUTH_READS", "CORS_ORIGINS"],
-];
-
-/** This process's environment less the settings that shape the API. */
-function inheritedEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of API_SETTINGS) delete env[name];
-  return env;
-}
+const API_SETTINGS = /^(AUTH_(ISSUER_URL|AUDIENCE|WRITE_SCOPE|READS)|CORS_ORIGINS)$/;
 
 /** What a served instance is, in a form that crosses processes (the pool hands it to a lease). */
 export interface ServedInfo {
@@ -74,14 +59,11 @@ export interface ServedInfo {
   tableName: string;
   idempotencyTableName: string;
   timeZone: string;
-  /** serverless-offline's output, both streams, written by the process itself. */
+  /** serverless-offline's output, both streams. */
   logFile: string;
 }
 
-/**
- * serverless-offline over the given tables, in its own process group, with npm start's front
- * before it; resolves once it answers HTTP. `stop()` ends both and removes the log file.
- */
+/** serverless-offline over the tables, in its own process group, behind npm start's front. */
 export async function serve(
   options: Omit<OfflineOptions, "label"> & {
     dynamoEndpoint: string;
@@ -89,7 +71,7 @@ export async function serve(
     idempotencyTableName: string;
   },
 ): Promise<ServedInfo & { stop(): Promise<void> }> {
-  const { timeZone = "UTC", readyTimeoutMs = 60_000, env = {}, dynamoEndpoint } = options;
+  const { timeZone = "UTC", env = {}, dynamoEndpoint } = options;
   const [httpPort, lambdaPort] = [await freePort(), await freePort()];
   const logFile = join(tmpdir(), `offline-${process.pid}-${httpPort}.log`);
   const log = openSync(logFile, "w");
@@ -102,11 +84,12 @@ export async function serve(
     ],
     {
       cwd: root,
-      // Its own process group, so stop() reaches anything it spawns as well.
-      detached: true,
+      detached: true, // its own process group, so stop() reaches anything it spawns
       stdio: ["ignore", log, log],
       env: {
-        ...inheritedEnv(),
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([name]) => !API_SETTINGS.test(name)),
+        ),
         POSTS_TABLE: options.tableName,
         IDEMPOTENCY_TABLE: options.idempotencyTableName,
         ...env,
@@ -115,28 +98,27 @@ export async function serve(
         AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
         TIME_ZONE: timeZone,
-        // serverless-offline runs handlers in worker threads, which share the process's zone:
-        // the function's TZ setting alone would not reach them.
+        // Handlers run in worker threads, sharing the process's zone: the function's TZ setting
+        // alone would not reach them.
         TZ: timeZone,
         LOG_LEVEL: env.LOG_LEVEL ?? "silent",
       },
     },
   );
   closeSync(log);
-  // Stopped with its whole group, and killed still if this process ends first.
+  // Stopped with its whole group, and killed if this process ends first.
   const offline = supervise(child, "serverless-offline");
-  const held: { front?: Awaited<ReturnType<typeof startLocalFront>> } = {};
+  let front: Awaited<ReturnType<typeof startLocalFront>> | undefined = undefined;
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await held.front?.stop();
+      await front?.stop();
       await offline.stop();
       rmSync(logFile, { force: true });
     })());
 
   const offlineUrl = `http://127.0.0.1:${httpPort}`;
-  // Its own line saying it listens on the port first: another process that picked the same free
-  // port before serverless-offline listened on it would answer the probe.
+  // Its own "Server ready" line first: another process that took the same free port would answer.
   let listening = false;
   const answers = async () => {
     listening ||= readFileSync(logFile, "utf8").includes(`Server ready: ${offlineUrl} `);
@@ -145,7 +127,7 @@ export async function serve(
     return probe.then((answer) => answer.arrayBuffer().then(() => true)).catch(() => false);
   };
   try {
-    await offline.ready(answers, readyTimeoutMs);
+    await offline.ready(answers, 60_000);
   } catch (error) {
     const output = readFileSync(logFile, "utf8").slice(-OUTPUT_KEPT_CHARS);
     await stop();
@@ -153,8 +135,7 @@ export async function serve(
   }
   // The requests go through npm start's front, as API Gateway's edge (scripts/lib/local-front.mjs).
   const corsOrigins = parseOrigins(env.CORS_ORIGINS);
-  const front = await startLocalFront({ target: offlineUrl, host: "127.0.0.1", corsOrigins });
-  held.front = front;
+  front = await startLocalFront({ target: offlineUrl, host: "127.0.0.1", corsOrigins });
   const { tableName, idempotencyTableName } = options;
   const lambdaUrl = `http://127.0.0.1:${lambdaPort}`;
   const served = { baseUrl: front.url, offlineUrl, lambdaUrl, tableName, idempotencyTableName };
@@ -179,13 +160,11 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   const dynamoEndpoint = options.dynamoEndpoint ?? inject("dynamoEndpoint");
   const table = await freshTable(options.label, dynamoEndpoint);
   const { tableName, idempotencyTableName } = table;
-  let served;
-  try {
-    served = await serve({ ...options, dynamoEndpoint, tableName, idempotencyTableName });
-  } catch (error) {
+  const tables = { dynamoEndpoint, tableName, idempotencyTableName };
+  const served = await serve({ ...options, ...tables }).catch(async (error: unknown) => {
     await table.drop();
     throw error;
-  }
+  });
   const { baseUrl, lambdaUrl, timeZone, logFile } = served;
   const stop = async () => {
     await served.stop();
@@ -194,16 +173,12 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
   return { baseUrl, lambdaUrl, table, timeZone, ...outputSince(logFile, 0), stop };
 }
 
-/**
- * How long a file's beforeAll may wait for its lease: behind the other files of its configuration
- * (at most two run at once), whose own length it cannot know.
- */
+/** How long a file's beforeAll may wait for its lease, behind other files of its configuration. */
 export const LEASE_WAIT_MS = 300_000;
 
 /**
- * One of the run's shared instances of `config` (tests/helpers/offline-configs.ts), this file's
- * alone until `stop()`: its table holds no post when leased, and other files wait for it. The
- * lease is an open request to the pool in vitest's own process, so it ends with this process too.
+ * One of the run's shared instances of `config`, this file's alone until `stop()`, with no post in
+ * its table: an open request to the pool in vitest's process, so it ends with this process too.
  */
 export async function leaseOffline(config: SharedConfig): Promise<Offline> {
   const { info, release } = await lease(`${inject("offlinePool")}/lease/${config}`);
@@ -216,26 +191,27 @@ export async function leaseOffline(config: SharedConfig): Promise<Offline> {
   return { baseUrl, lambdaUrl, table, timeZone, ...outputSince(logFile, logOffset), stop };
 }
 
+/** A leased instance: where its output starts for the file that leased it. */
+export type LeaseInfo = ServedInfo & { logOffset: number };
+
 /** Asks the pool for an instance; resolves with it once granted, holding the lease open. */
 function lease(url: string) {
-  return new Promise<{ info: ServedInfo & { logOffset: number }; release(): Promise<void> }>(
-    (resolve, reject) => {
-      const asked = request(url, { agent: false }, (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        const onData = (chunk: string) => {
-          text += chunk;
-          if (!text.includes("\n")) return;
-          response.off("data", onData);
-          const released = new Promise<void>((done) => response.once("close", done));
-          const release = () => (asked.destroy(), released);
-          resolve({ info: JSON.parse(text) as ServedInfo & { logOffset: number }, release });
-        };
-        response.on("data", onData);
-        response.once("end", () => reject(new Error(`the offline pool refused: ${text}`)));
-      });
-      asked.once("error", reject);
-      asked.end();
-    },
-  );
+  return new Promise<{ info: LeaseInfo; release(): Promise<void> }>((resolve, reject) => {
+    const asked = request(url, { agent: false }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      const onData = (chunk: string) => {
+        text += chunk;
+        if (!text.includes("\n")) return;
+        response.off("data", onData);
+        const released = new Promise<void>((done) => response.once("close", done));
+        const release = () => (asked.destroy(), released);
+        resolve({ info: JSON.parse(text) as LeaseInfo, release });
+      };
+      response.on("data", onData);
+      response.once("end", () => reject(new Error(`the offline pool refused: ${text}`)));
+    });
+    asked.once("error", reject);
+    asked.end();
+  });
 }

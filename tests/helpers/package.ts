@@ -2,17 +2,7 @@
 // and what the tests read of that template.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  copyFile,
-  cp,
-  mkdir,
-  mkdtemp,
-  readFile,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
@@ -23,10 +13,11 @@ import { serverlessBin } from "./offline.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** A resource of the packaged template. */
+/** A resource of the packaged template, its properties JSON read path by path. */
 export interface Resource {
   Type: string;
-  Properties: Record<string, unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  Properties: Record<string, any>;
   Condition?: string;
   DependsOn?: string | string[];
   DeletionPolicy?: string;
@@ -40,10 +31,7 @@ export interface Template {
   Outputs?: Record<string, { Value: unknown }>;
 }
 
-/**
- * Every setting that shapes the template. A test starts from none of them, so a developer's own
- * shell settings cannot change what it sees.
- */
+/** Every setting that shapes the template: a test starts from none, whatever the shell holds. */
 export const TEMPLATE_SETTINGS = `
   POSTS_TABLE IDEMPOTENCY_TABLE TIME_ZONE LOG_LEVEL ALARM_TOPIC_ARN CORS_ORIGINS
   AUTH_ISSUER_URL AUTH_AUDIENCE AUTH_WRITE_SCOPE AUTH_READS AUTH_USER_POOL AUTH_POOL_DOMAIN
@@ -62,21 +50,17 @@ export function templateEnv(settings: Record<string, string> = {}): NodeJS.Proce
   return { ...env, ...settings };
 }
 
-/**
- * The built bundles (dist/) are read by a packaging and rewritten by `npm start`: each takes this
- * lock, across processes, only while it copies or builds them. It is a folder that `mkdir` makes
- * atomically; a lock whose process is gone is taken over.
- */
+/** A lock across processes on dist/, which a packaging copies and `npm start` rebuilds. */
 const lockDir = join(
   tmpdir(),
   `blog-post-api-dist-${createHash("sha256").update(root).digest("hex").slice(0, 12)}.lock`,
 );
 
-/** Whether the lock's holder is gone (a test process killed mid-package leaves its lock). */
+/** Whether the lock's holder is gone (a process killed mid-package leaves its lock). */
 async function lockAbandoned() {
   const holder = Number(await readFile(join(lockDir, "pid"), "utf8").catch(() => ""));
   if (!Number.isInteger(holder) || holder <= 0) {
-    // Being taken, or its taker died before writing its pid: taken over after 10 s.
+    // Being taken, or its taker died before writing its pid.
     const made = await stat(lockDir).then((info) => info.mtimeMs, Date.now);
     return Date.now() - made > 10_000;
   }
@@ -88,10 +72,7 @@ async function lockAbandoned() {
   }
 }
 
-/**
- * Takes the lock, and answers the function that gives it back. A test that runs `npm start`
- * holds it too: npm start builds into dist/, which a packaging reads.
- */
+/** Takes the lock (a folder `mkdir` makes atomically); answers the function that gives it back. */
 export async function holdDistLock(): Promise<() => Promise<void>> {
   for (;;) {
     try {
@@ -107,29 +88,18 @@ export async function holdDistLock(): Promise<() => Promise<void>> {
   return () => rm(lockDir, { recursive: true, force: true });
 }
 
-/** Runs `work` holding the lock. */
-async function exclusively<T>(work: () => Promise<T>): Promise<T> {
-  const release = await holdDistLock();
-  try {
-    return await work();
-  } finally {
-    await release();
-  }
-}
-
 /**
- * A copy of the service to package from. osls stages every package in the service's own
- * `.serverless` folder, whatever `--package` says, and empties it first: packagings from one
- * folder at once would take each other's files. Each runs in its own copy instead: serverless.yml
- * and the bundles copied, the rest linked.
+ * A copy of the service to package from (serverless.yml and dist/ copied, the rest linked): osls
+ * stages every package in the service's own `.serverless`, so packagings at once would clash.
  */
 async function serviceCopy(): Promise<string> {
   const copy = await mkdtemp(join(tmpdir(), "blog-post-service-"));
-  await copyFile(join(root, "serverless.yml"), join(copy, "serverless.yml"));
+  await cp(join(root, "serverless.yml"), join(copy, "serverless.yml"));
   for (const name of ["config", "node_modules", "package.json"]) {
     await symlink(join(root, name), join(copy, name));
   }
-  await exclusively(() => cp(join(root, "dist"), join(copy, "dist"), { recursive: true }));
+  const release = await holdDistLock();
+  await cp(join(root, "dist"), join(copy, "dist"), { recursive: true }).finally(release);
   return copy;
 }
 
@@ -150,26 +120,10 @@ export async function runServerless(args: string[], env: NodeJS.ProcessEnv) {
   }
 }
 
-/** Packages the service into `dir`; returns the update template and what the CLI printed. */
-async function packageWithOutput(dir: string, env: NodeJS.ProcessEnv) {
-  const { stdout, stderr } = await runServerless(
-    ["package", "--package", dir, "--stage", "test"],
-    env,
-  );
-  const template = JSON.parse(
-    await readFile(join(dir, "cloudformation-template-update-stack.json"), "utf8"),
-  ) as Template;
-  return { template, output: `${stdout}${stderr}` };
-}
-
 /** The five API functions' resource ids, list first; the stage's other functions answer no route. */
-export const API_FUNCTION_IDS = [
-  "ListPosts",
-  "GetPost",
-  "CreatePost",
-  "UpdatePost",
-  "DeletePost",
-].map((name) => `${name}LambdaFunction`);
+export const API_FUNCTION_IDS = "ListPosts GetPost CreatePost UpdatePost DeletePost"
+  .split(" ")
+  .map((name) => `${name}LambdaFunction`);
 
 /** A packaging: its update template, what the CLI printed and the folder holding its zips. */
 export interface Packaged {
@@ -179,9 +133,8 @@ export interface Packaged {
 }
 
 /**
- * Packages the service once per configuration (each with exactly its settings, none from the
- * shell) before the file's tests, all at once as each runs in its own copy of the service, and
- * removes the packages after them. The answer is filled in before the first test runs.
+ * Packages the service once per configuration (exactly its settings) before the file's tests, all
+ * at once, and removes the packages after them. The answer is filled in before the first test.
  */
 export function packagedBeforeAll<Name extends string>(
   configurations: Record<Name, Record<string, string>>,
@@ -194,8 +147,11 @@ export function packagedBeforeAll<Name extends string>(
       names.map(async (name) => {
         const dir = await mkdtemp(join(tmpdir(), "blog-post-package-"));
         dirs.push(dir);
-        const packaged = await packageWithOutput(dir, templateEnv(configurations[name]));
-        packages[name] = { dir, ...packaged };
+        const args = ["package", "--package", dir, "--stage", "test"];
+        const { stdout, stderr } = await runServerless(args, templateEnv(configurations[name]));
+        const file = join(dir, "cloudformation-template-update-stack.json");
+        const template = JSON.parse(await readFile(file, "utf8")) as Template;
+        packages[name] = { dir, template, output: `${stdout}${stderr}` };
       }),
     );
   });
@@ -211,22 +167,19 @@ export const ofType = (template: Template, type: string) =>
 
 /** The path of an API Gateway resource, from its PathPart and its parents'. */
 export function resourcePath(template: Template, id: string): string {
-  const resource = template.Resources[id];
-  if (!resource) return "";
-  const parent = resource.Properties.ParentId as { Ref?: string };
-  const part = String(resource.Properties.PathPart);
-  return parent.Ref ? `${resourcePath(template, parent.Ref)}/${part}` : `/${part}`;
+  const { ParentId, PathPart } = template.Resources[id]?.Properties ?? {};
+  return ParentId?.Ref ? `${resourcePath(template, ParentId.Ref)}/${PathPart}` : `/${PathPart}`;
 }
 
 /** Each method of the REST API (the preflights' OPTIONS aside) by `VERB /path`. */
-export function methodsByRoute(template: Template): Record<string, Record<string, unknown>> {
+export function methodsByRoute(template: Template): Record<string, Resource["Properties"]> {
   return Object.fromEntries(
     ofType(template, "AWS::ApiGateway::Method")
       .map(([, method]) => method.Properties)
       .filter((method) => method.HttpMethod !== "OPTIONS")
-      .map((method) => {
-        const { Ref } = method.ResourceId as { Ref: string };
-        return [`${method.HttpMethod as string} ${resourcePath(template, Ref)}`, method];
-      }),
+      .map((method) => [
+        `${method.HttpMethod} ${resourcePath(template, method.ResourceId.Ref)}`,
+        method,
+      ]),
   );
 }

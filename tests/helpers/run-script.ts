@@ -1,40 +1,27 @@
-// Test helper: runs a script of this repository with node, to its end, and answers its exit code
-// and what it printed, whether it succeeded or not.
+// Test helper: runs a command (a script of this repository, with node) to its end, and answers its
+// exit code and what it printed, whether it succeeded or not.
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/**
- * `script` (a path from `cwd`, the repository's root by default) with `args` in `env`; at most
- * `timeoutMs`.
- */
-export async function runScript(
-  script: string,
+/** The environment, the time limit (30 s by default) and the folder (the repository's root). */
+type RunOptions = [env: NodeJS.ProcessEnv, timeoutMs?: number, cwd?: string];
+
+/** `file` with `args` to its end; its code is null if it was killed. */
+export function runCommand(
+  file: string,
   args: string[],
-  env: NodeJS.ProcessEnv,
-  timeoutMs = 30_000,
-  cwd = root,
+  ...[env, timeout = 30_000, cwd = root]: RunOptions
 ) {
-  try {
-    const run = promisify(execFile)(process.execPath, [script, ...args], {
-      cwd,
-      env,
-      timeout: timeoutMs,
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(file, args, { cwd, env, timeout }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
+      resolve({ code, stdout, stderr });
     });
-    const { stdout, stderr } = await run;
-    return { code: 0 as number | undefined, stdout, stderr };
-  } catch (error) {
-    const {
-      code,
-      stdout = "",
-      stderr = "",
-    } = error as {
-      code?: number;
-      stdout?: string;
-      stderr?: string;
-    };
-    return { code, stdout, stderr };
-  }
+  });
 }
+
+/** `script`, a path from the folder, run with node. */
+export const runScript = (script: string, args: string[], ...options: RunOptions) =>
+  runCommand(process.execPath, [script, ...args], ...options);

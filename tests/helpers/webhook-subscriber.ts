@@ -16,10 +16,8 @@ export interface Delivery {
 /** How the subscriber answers a delivery: a status, now or later. */
 export type Answer = (delivery: Delivery) => number | Promise<number>;
 
-const headersOf = (headers: IncomingHttpHeaders) =>
-  Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [name, String(value)]),
-  ) as Record<string, string>;
+const headersOf = (headers: IncomingHttpHeaders): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]));
 
 /** Starts a subscriber on 127.0.0.1; answers 204 unless `answer` is set. */
 export async function startSubscriber() {
@@ -30,12 +28,8 @@ export async function startSubscriber() {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const delivery = {
-        headers: headersOf(request.headers),
-        body,
-        event: JSON.parse(body),
-        at: Date.now(),
-      };
+      const [headers, event, at] = [headersOf(request.headers), JSON.parse(body), Date.now()];
+      const delivery = { headers, body, event, at };
       deliveries.push(delivery);
       void Promise.resolve(answer(delivery)).then((status) => response.writeHead(status).end());
     });

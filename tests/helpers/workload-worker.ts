@@ -1,7 +1,5 @@
-// Test helper: one process of the concurrency workload, one Lambda instance with its own list
-// cache. tests/integration/workload.test.ts forks several and checks what every process recorded
-// against the table: its mixed operations, the lists its listing lanes made meanwhile, and its last
-// list, made once every process's operations were done.
+// Test helper: one process of tests/integration/workload.test.ts, one Lambda instance with its own
+// list cache: it records its mixed operations, its listing lanes' lists, and a last list.
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readConfig } from "../../lib/app/config.js";
@@ -14,25 +12,23 @@ import { handlersOver } from "./handlers.js";
 
 export type Operation = "create" | "update" | "delete" | "get" | "list";
 type Post = { id: number; title: string };
+type Answer = { statusCode: number; body: string };
 
-/** What the test asks one worker to do. */
+/**
+ * What the test asks one worker to do: `operations` shared among `lanes` concurrent loops, ids
+ * drawn from 1..idRange, none started after `timeLimitMs`; `listLanes` only list, `listPauseMs`
+ * apart, meanwhile. Then it leaves a file in `barrier` and waits for `workers` files there.
+ */
 export interface WorkerPlan {
   worker: number;
-  /** Operations this worker runs in all, shared among its lanes. */
   operations: number;
-  /** Concurrent loops inside the worker. */
   lanes: number;
   seed: number;
-  /** Client-chosen ids and random targets are drawn from 1..idRange. */
   idRange: number;
-  /** No operation starts after this many milliseconds. */
   timeLimitMs: number;
-  /** Lanes that only list, a pause between lists, until the operations are done. */
   listLanes: number;
   listPauseMs: number;
-  /** A folder where each worker leaves a file once its operations are done. */
   barrier: string;
-  /** Workers to wait for in `barrier` before the last list. */
   workers: number;
 }
 
@@ -42,9 +38,8 @@ export interface OperationRecord {
   lane: number;
   seq: number;
   op: Operation;
-  /** The target id; for a create, the client-chosen id or the id the 201 returned. */
+  /** The target id; for a create, the client-chosen id (`clientId`) or the id the 201 returned. */
   id?: number;
-  /** Whether a create sent its own id. */
   clientId: boolean;
   sent?: { title?: string; content?: string };
   status: number;
@@ -60,15 +55,11 @@ export type ListPaths = Record<"ListScanned" | "ListPatched" | "ListFromMemory",
 
 export type WorkerMessage =
   | { type: "ready" }
-  | {
-      type: "done";
-      records: OperationRecord[];
-      truncated: boolean;
-      errors: string[];
+  /** `final`: the body of a list made once every worker's operations were done. */
+  | ({ type: "done"; records: OperationRecord[]; truncated: boolean; errors: string[] } & {
       paths: ListPaths;
-      /** The body of a list made once every worker's operations were done. */
       final: string;
-    }
+    })
   | { type: "failed"; error: string };
 
 /** CLOCK_MONOTONIC in microseconds: one clock for every process on the machine. */
@@ -110,6 +101,14 @@ const METHODS = {
   get: "GET",
   list: "GET",
 } as const;
+/** Each operation's share of a lane's draws, in order: 30% creates, 20% updates, ... */
+const MIX: [Operation, number][] = [
+  ["create", 0.3],
+  ["update", 0.5],
+  ["delete", 0.65],
+  ["get", 0.9],
+  ["list", 1],
+];
 
 async function run(plan: WorkerPlan): Promise<void> {
   const records: OperationRecord[] = [];
@@ -131,16 +130,7 @@ async function run(plan: WorkerPlan): Promise<void> {
       const seq = issued++;
       const tag = `w${plan.worker}-${seq}`;
       const roll = next();
-      const op: Operation =
-        roll < 0.3
-          ? "create"
-          : roll < 0.5
-            ? "update"
-            : roll < 0.65
-              ? "delete"
-              : roll < 0.9
-                ? "get"
-                : "list";
+      const op = MIX.find(([, below]) => roll < below)![0];
       let id: number | undefined;
       let clientId = false;
       let payload: Record<string, unknown> | undefined;
@@ -169,7 +159,7 @@ async function run(plan: WorkerPlan): Promise<void> {
         body: payload,
       });
       const start = now();
-      const result = (await api[op](event)) as { statusCode: number; body: string };
+      const result = (await api[op](event)) as Answer;
       const end = now();
       const body: unknown = JSON.parse(result.body);
       if (op === "create" && result.statusCode === 201) id = (body as { id: number }).id;
@@ -178,19 +168,8 @@ async function run(plan: WorkerPlan): Promise<void> {
       if (op === "list" && Array.isArray(body)) {
         for (const post of body.slice(-20)) known.add((post as { id: number }).id);
       }
-      records.push({
-        worker: plan.worker,
-        lane: laneIndex,
-        seq,
-        op,
-        id,
-        clientId,
-        sent,
-        status: result.statusCode,
-        body,
-        start,
-        end,
-      });
+      const record = { worker: plan.worker, lane: laneIndex, seq, op, id, clientId, sent };
+      records.push({ ...record, status: result.statusCode, body, start, end });
     }
   };
 
@@ -198,10 +177,7 @@ async function run(plan: WorkerPlan): Promise<void> {
   const lister = async (laneIndex: number) => {
     while (operating) {
       const start = now();
-      const result = (await api.list(apiEvent({ method: "GET" }))) as {
-        statusCode: number;
-        body: string;
-      };
+      const result = (await api.list(apiEvent({ method: "GET" }))) as Answer;
       const end = now();
       const listed = result.statusCode === 200 ? (JSON.parse(result.body) as Post[]) : [];
       records.push({
@@ -218,7 +194,7 @@ async function run(plan: WorkerPlan): Promise<void> {
   await Promise.all(listing);
   await writeFile(join(plan.barrier, String(plan.worker)), "");
   while ((await readdir(plan.barrier)).length < plan.workers) await sleep(20);
-  const final = (await api.list(apiEvent({ method: "GET" }))) as { body: string };
+  const final = (await api.list(apiEvent({ method: "GET" }))) as Answer;
   records.sort((a, b) => a.seq - b.seq);
   finish({ type: "done", records, truncated, errors, paths, final: final.body });
 }

@@ -3,7 +3,7 @@
 // post, a 304, and the failures that are not answers (nothing listening, another server).
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
+import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -44,39 +44,35 @@ async function failure(call: Promise<unknown>): Promise<Error> {
 }
 
 describe("every operation", () => {
-  it("creates, reads, lists, changes and deletes a post, each typed as the contract says", async () => {
-    const blog = client();
+  it("creates, reads, lists, streams, changes and deletes a post, asking for the token each time", async () => {
+    const asked = vi.fn(() => writer);
+    const blog = client({ token: asked });
     const created = await blog.createPost({ title: "Typed", content: "From the client" });
+    const { id } = created.post;
     expect(created.post).toMatchObject({ title: "Typed", content: "From the client" });
-    expect(created.location).toBe(`/api/post/${created.post.id}`);
-    expect(created.response.status).toBe(201);
+    expect([created.location, created.response.status]).toEqual([`/api/post/${id}`, 201]);
+    const read = expect.objectContaining({ notModified: false, post: created.post });
+    expect(await blog.getPost(id)).toEqual(read);
 
-    const read = await blog.getPost(created.post.id);
-    expect(read.notModified).toBe(false);
-    if (!read.notModified) expect(read.post).toEqual(created.post);
-
-    const changed = await blog.updatePost(created.post.id, { title: "Typed, changed" });
-    expect(changed).toMatchObject({ id: created.post.id, title: "Typed, changed" });
+    const changed = await blog.updatePost(id, { title: "Typed, changed" });
+    expect(changed).toMatchObject({ id, title: "Typed, changed" });
 
     const list = await blog.listPosts();
     if (list.notModified) throw new Error("a list without If-None-Match answered 304");
     expect(list.posts).toContainEqual(changed);
     expect(list.etag).toMatch(/^(W\/)?"/);
-
-    await blog.deletePost(created.post.id);
-    await blog.deletePost(created.post.id); // deleting what is not there succeeds too
-    const gone = await failure(blog.getPost(created.post.id));
-    expect(gone).toBeInstanceOf(ApiError);
-    expect(gone).toMatchObject({ status: 404, detail: expect.any(String) });
-  });
-
-  it("streams the list unparsed, for a list too large to hold twice", async () => {
-    const blog = client();
-    const { post } = await blog.createPost({ title: "Streamed", content: "c" });
+    // Unparsed, for a list too large to hold twice.
     const streamed = await blog.streamPosts();
     if (streamed.notModified) throw new Error("a list without If-None-Match answered 304");
-    const text = await new Response(streamed.body).text();
-    expect(JSON.parse(text)).toContainEqual(post);
+    expect(JSON.parse(await new Response(streamed.body).text())).toContainEqual(changed);
+
+    await blog.deletePost(id);
+    await blog.deletePost(id); // deleting what is not there succeeds too
+    const gone = await failure(blog.getPost(id));
+    expect(gone).toBeInstanceOf(ApiError);
+    expect(gone).toMatchObject({ status: 404, detail: expect.any(String) });
+    // Once per call, so a renewed token is used.
+    expect(asked).toHaveBeenCalledTimes(8);
   });
 });
 
@@ -84,8 +80,7 @@ describe("a create sent again", () => {
   it("makes one post when its first answer was lost: the retry carries the same Idempotency-Key", async () => {
     const keys: (string | null)[] = [];
     let lost = 0;
-    // The service answers, and the answer never reaches the client: a real connection cannot be
-    // made to drop exactly one answer, so this fetch does.
+    // The answer never reaches the client: no real connection drops exactly one; this fetch does.
     const losingFetch: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
       keys.push(new Headers(init?.headers).get("idempotency-key"));
@@ -111,35 +106,40 @@ describe("a create sent again", () => {
 });
 
 describe("every documented error, as an ApiError with the service's detail", () => {
-  type Blog = ReturnType<typeof client>;
+  const post = { title: "t", content: "c" };
   it.each([
     [
       "400: a body the contract refuses (sent past the types)",
-      (blog: Blog) => blog.createPost({ title: "t", content: "c", author: "x" } as never),
+      () => client().createPost({ ...post, author: "x" } as never),
     ],
-    ["400: an id that is not a positive integer", (blog: Blog) => blog.getPost(0)],
-    ["404: a post that is not there", (blog: Blog) => blog.updatePost(8_888_888, { title: "x" })],
+    ["400: an id that is not a positive integer", () => client().getPost(0)],
+    ["401: a write without a token", () => client({ token: undefined }).createPost(post)],
+    [
+      "403: a token without the write scope",
+      async () => client({ token: await token({ scope: "openid" }) }).deletePost(1),
+    ],
+    ["404: a post that is not there", () => client().updatePost(8_888_888, { title: "x" })],
     [
       "409: an id that is taken",
-      async (blog: Blog) => {
-        await blog.createPost({ id: 9_000_002, title: "t", content: "c" });
-        return blog.createPost({ id: 9_000_002, title: "u", content: "c" });
+      async () => {
+        await client().createPost({ ...post, id: 9_000_002 });
+        return client().createPost({ ...post, id: 9_000_002 });
       },
     ],
     [
       "413: content over 300000 bytes",
-      (blog: Blog) => blog.createPost({ title: "t", content: "é".repeat(150_001) }),
+      () => client().createPost({ title: "t", content: "é".repeat(150_001) }),
     ],
     [
       "422: an Idempotency-Key sent again with another body",
-      async (blog: Blog) => {
+      async () => {
         const idempotencyKey = `client-${Date.now()}`;
-        await blog.createPost({ title: "First", content: "c" }, { idempotencyKey });
-        return blog.createPost({ title: "Second", content: "c" }, { idempotencyKey });
+        await client().createPost(post, { idempotencyKey });
+        return client().createPost({ ...post, title: "Second" }, { idempotencyKey });
       },
     ],
   ])("%s", async (what, call) => {
-    const error = (await failure(call(client()))) as ApiError;
+    const error = (await failure(call())) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(Number(what.slice(0, 3)));
     expect(error.detail).toEqual(expect.any(String));
@@ -147,38 +147,17 @@ describe("every documented error, as an ApiError with the service's detail", () 
       `${error.method} ${error.url} answered ${error.status}: ${error.detail}`,
     );
   });
-
-  it("401: a write without a token, and 403: a token without the write scope", async () => {
-    const anonymous = await failure(
-      client({ token: undefined }).createPost({ title: "t", content: "c" }),
-    );
-    expect(anonymous).toBeInstanceOf(ApiError);
-    expect((anonymous as ApiError).status).toBe(401);
-    const reader = await token({ scope: "openid" });
-    const denied = await failure(client({ token: reader }).deletePost(1));
-    expect((denied as ApiError).status).toBe(403);
-    // Reads need no token here.
-    expect((await client({ token: undefined }).listPosts()).notModified).toBe(false);
-  });
-
-  it("asks a token function before each call, so a renewed token is used", async () => {
-    const asked = vi.fn(() => writer);
-    const blog = client({ token: asked });
-    await blog.createPost({ title: "Renewed", content: "c" });
-    await blog.listPosts();
-    expect(asked).toHaveBeenCalledTimes(2);
-  });
 });
 
-/** A server of the test's own on a free loopback port, standing in for another service. */
+const servers: Server[] = [];
+afterAll(() => Promise.all(servers.map((server) => new Promise((done) => server.close(done)))));
+
+/** A server of the test's own on a loopback port, standing in for another service; its URL. */
 async function localServer(answer: Parameters<typeof createServer>[1]) {
   const server = createServer(answer);
+  servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 describe("failures that are not answers", () => {
@@ -195,26 +174,22 @@ describe("failures that are not answers", () => {
   });
 
   it("an answer that is not this API's JSON is a NotJsonError, never a parse error", async () => {
-    const server = await localServer((request, response) => {
+    const url = await localServer((request, response) => {
       const json = request.url === "/api/post/2";
       response.writeHead(request.url === "/api/post/3" ? 502 : 200, {
         "content-type": json ? "application/json" : "text/html",
       });
       response.end(json ? "{not json" : "<html>a login page</html>");
     });
-    try {
-      const blog = client({ baseUrl: server.url, retry: { attempts: 1 } });
-      for (const id of [1, 2, 3]) {
-        const error = await failure(blog.getPost(id));
-        expect(error).toBeInstanceOf(NotJsonError);
-        // HTML is refused by its type, before its body; bad JSON once parsed, after its status.
-        expect((error as NotJsonError).status).toBe([200, undefined, 502][id - 1]);
-        expect(error.message).toMatch(
-          new RegExp(`^GET ${server.url}/api/post/${id} answered (\\d+ )?with a body that is not`),
-        );
-      }
-    } finally {
-      await server.close();
+    const blog = client({ baseUrl: url, retry: { attempts: 1 } });
+    for (const id of [1, 2, 3]) {
+      const error = await failure(blog.getPost(id));
+      expect(error).toBeInstanceOf(NotJsonError);
+      // HTML is refused by its type, before its body; bad JSON once parsed, after its status.
+      expect((error as NotJsonError).status).toBe([200, undefined, 502][id - 1]);
+      expect(error.message).toMatch(
+        new RegExp(`^GET ${url}/api/post/${id} answered (\\d+ )?with a body that is not`),
+      );
     }
   });
 });
@@ -234,28 +209,19 @@ describe("the time limit", () => {
 
   it("covers the wait for the status and headers, not the body: a list may stream for minutes", async () => {
     // The limit is generous for headers sent at once, even on a busy machine; the body comes after it.
-    const server = await slowServer(0, 1_500);
-    try {
-      const blog = client({ baseUrl: server.url, timeoutMs: 1_000, retry: { attempts: 1 } });
-      const read = await blog.getPost(1);
-      expect(read.notModified ? undefined : read.post.id).toBe(1);
-    } finally {
-      await server.close();
-    }
+    const baseUrl = await slowServer(0, 1_500);
+    const read = await client({ baseUrl, timeoutMs: 1_000, retry: { attempts: 1 } }).getPost(1);
+    expect(read.notModified ? undefined : read.post.id).toBe(1);
   });
 
   it("ends an attempt whose status does not come in time: UnreachableError, saying so", async () => {
-    const server = await slowServer(400, 0);
-    try {
-      const blog = client({ baseUrl: server.url, timeoutMs: 100, retry: { attempts: 1 } });
-      const error = await failure(blog.getPost(1));
-      expect(error).toBeInstanceOf(UnreachableError);
-      expect(error.message).toBe(
-        `GET ${server.url}/api/post/1: the service cannot be reached (no answer within 0.1 s)`,
-      );
-    } finally {
-      await server.close();
-    }
+    const baseUrl = await slowServer(400, 0);
+    const blog = client({ baseUrl, timeoutMs: 100, retry: { attempts: 1 } });
+    const error = await failure(blog.getPost(1));
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error.message).toBe(
+      `GET ${baseUrl}/api/post/1: the service cannot be reached (no answer within 0.1 s)`,
+    );
   });
 });
 

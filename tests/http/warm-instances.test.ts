@@ -39,22 +39,6 @@ const instancesBehind = (ids: number[]) =>
   new Set(ids.map((id) => Math.floor((id - 1) / ID_BLOCK_SIZE))).size;
 
 describe("npm start's serverless-offline under load", () => {
-  it("serves one request after another from the same warm instance", async () => {
-    const ids: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const response = await fetch(`${offline.baseUrl}/api/post`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ title: "Warm", content: `request ${i}` }),
-      });
-      expect(response.status).toBe(201);
-      ids.push(((await response.json()) as { id: number }).id);
-    }
-    // A new instance per request would reserve a new block of ids each time.
-    expect(instancesBehind(ids)).toBe(1);
-    expect(ids).toEqual([ids[0], ids[0]! + 1, ids[0]! + 2, ids[0]! + 3, ids[0]! + 4]);
-  });
-
   it("answers 400 mixed requests without an error, in memory that stops growing", async () => {
     const server = { baseUrl: offline.baseUrl, rss: () => rssOf(offline.pid) };
     const warmUp = await runLoad(server, { connections: CONNECTIONS, requests: 100 });
@@ -72,7 +56,7 @@ describe("npm start's serverless-offline under load", () => {
     const growthMb = (Math.max(before, ...during) - before) / 1e6;
     expect(growthMb).toBeLessThan(RSS_GROWTH_LIMIT_MB);
 
-    // One loaded create function served them all: nothing was loaded per request.
+    // One loaded create function served them all (a new instance would reserve a new id block).
     const created = [...warmUp.createdIds, ...measured.createdIds];
     expect(created.length).toBeGreaterThanOrEqual(400 / 5 - CONNECTIONS);
     expect(instancesBehind(created)).toBe(1);

@@ -71,11 +71,8 @@ describe("Idempotency-Key on create", () => {
   });
 
   it("holds a fresh claim for its lease: another request with the same body cannot take it", async () => {
-    const keysName = String(table.idempotencyTableName);
-    const keysTable = new IdempotencyKeyTable(
-      new Sender(table.documentClient, [keysName]),
-      keysName,
-    );
+    const name = table.idempotencyTableName;
+    const keysTable = new IdempotencyKeyTable(new Sender(table.documentClient, [name]), name);
     const request = { key: newKey(), fingerprint: "same body" };
     expect(await keysTable.claim(request, "first")).toEqual({ claimed: true });
     // The refusal brings the record that holds the key, with no second read.

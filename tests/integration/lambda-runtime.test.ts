@@ -1,6 +1,5 @@
-// Integration: the Lambda runtime harness itself, with a fixture handler run by aws-lambda-ric,
-// so the tests that use it on the bundles can trust what it parses. A failure after the first byte
-// and the log lines are tests/integration/list-stream.test.ts's, on the list's own bundle.
+// Integration: the Lambda runtime harness itself, with a fixture handler run by aws-lambda-ric, so
+// the tests that use it can trust what it parses (a failure after the first byte: list-stream's).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,14 +20,10 @@ function as<K extends Invocation["kind"]>(invocation: Invocation, kind: K) {
   return invocation as Extract<Invocation, { kind: K }>;
 }
 
+// serverless.yml's logFormat: JSON, so the runtime's own lines are JSON too.
+const env = { AWS_LAMBDA_LOG_FORMAT: "JSON" };
 const start = (handler: string, options: { execArgv?: string[] } = {}) =>
-  startLambdaRuntime({
-    bundleDir: fixtures,
-    handler,
-    // serverless.yml's logFormat: JSON, so the runtime's own lines are JSON too.
-    env: { AWS_LAMBDA_LOG_FORMAT: "JSON" },
-    ...options,
-  });
+  startLambdaRuntime({ bundleDir: fixtures, handler, env, ...options });
 
 describe.skipIf(skipped)("a streamed handler under the runtime's own client", () => {
   let runtime: LambdaRuntime;
@@ -40,11 +35,8 @@ describe.skipIf(skipped)("a streamed handler under the runtime's own client", ()
   it("parses a streamed answer into its prelude and the exact body, and times it", async () => {
     const answer = as(await runtime.invoke({ mode: "stream" }), "streamed");
     expect(answer).toMatchObject({ complete: true, contentType: PRELUDE_CONTENT_TYPE });
-    expect(answer.prelude).toEqual({
-      statusCode: 200,
-      headers: { "content-type": "application/json" },
-      cookies: ["seen=1"],
-    });
+    const headers = { "content-type": "application/json" };
+    expect(answer.prelude).toEqual({ statusCode: 200, headers, cookies: ["seen=1"] });
     expect(answer.body.toString()).toBe('[{"n":1},{"n":2}]');
     expect(answer.raw.subarray(-answer.body.length)).toEqual(answer.body);
     expect(answer.firstByteMs).toBeGreaterThan(0);
@@ -105,9 +97,8 @@ describe.skipIf(skipped)("the harness's other paths", () => {
   });
 
   it("passes Node flags and reads the runtime's memory, peak resettable", async () => {
-    const runtime = await started("streaming-handler.handler", {
-      execArgv: ["--max-semi-space-size=1"],
-    });
+    const execArgv = ["--max-semi-space-size=1"];
+    const runtime = await started("streaming-handler.handler", { execArgv });
     await runtime.invoke({});
     const cmdline = readFileSync(`/proc/${runtime.pid}/cmdline`, "utf8").split("\0");
     expect(cmdline).toContain("--max-semi-space-size=1");

@@ -1,7 +1,5 @@
-// Integration: the list cache on DynamoDB Local. A list costs one call while nothing changed; after
-// k writes it reads the change marker and the k changed posts, nothing else; a write pays one write
-// unit more for it, however long the table's history; and a write that fails halfway is listed
-// within the documented bound. Units as DynamoDB Local reports them.
+// Integration: the list cache on DynamoDB Local: what a list reads and a write pays (in units as
+// DynamoDB Local reports them), and how soon a write that fails halfway is listed.
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -38,10 +36,7 @@ afterAll(async () => {
   await table.drop();
 });
 
-/**
- * Another instance on the table: its own client, repository and list cache, counting the calls
- * its client sends and keeping its handlers' lines.
- */
+/** Another instance on the table: its own client, repository and list cache, counting its calls. */
 function instance(options: { listMaxAgeMs?: number; unrecordedGraceMs?: number } = {}) {
   const { client } = table.connect();
   stops.push(() => client.destroy());
@@ -59,17 +54,17 @@ function instance(options: { listMaxAgeMs?: number; unrecordedGraceMs?: number }
   );
   const { logger, lines } = recordingLogger();
   const api = handlersOver(repository, logger);
-  /** The last request's log line. */
-  const last = () => (lines.at(-1)?.fields ?? {}) as Record<string, number | undefined>;
+  /** A list, its posts' titles and its request line. */
   const list = async () => {
     const answer = await invoke(api.list, { method: "GET" });
     expect(answer.status).toBe(200);
-    const posts = answer.body as { id: number; title: string }[];
-    return { answer, posts, titles: posts.map((post) => post.title), line: last() };
+    const titles = (answer.body as { title: string }[]).map((post) => post.title);
+    const line = (lines.at(-1)?.fields ?? {}) as Record<string, number | undefined>;
+    return { answer, titles, line };
   };
   const create = (title: string, content = "c", headers: Record<string, string> = {}) =>
     invoke(api.create, { method: "POST", body: { title, content }, headers });
-  return { client, api, calls, last, list, create };
+  return { client, api, calls, list, create };
 }
 
 /** An instance whose marker updates that match `failing` fail; every other call reaches DynamoDB Local. */
@@ -78,17 +73,14 @@ function brokenWriter(failing: (expression: string) => boolean) {
   const real = table.documentClient;
   const mock = mockClient(writer.client);
   stops.push(() => mock.restore());
-  mock.on(GetCommand).callsFake((input) => real.send(new GetCommand(input)));
-  mock.on(PutCommand).callsFake((input) => real.send(new PutCommand(input)));
-  mock.on(DeleteCommand).callsFake((input) => real.send(new DeleteCommand(input)));
-  mock.on(TransactWriteCommand).callsFake((input) => real.send(new TransactWriteCommand(input)));
+  for (const Command of [GetCommand, PutCommand, DeleteCommand, TransactWriteCommand]) {
+    const Forwarded = Command as typeof GetCommand;
+    mock.on(Forwarded).callsFake((input) => real.send(new Forwarded(input)));
+  }
   mock.on(UpdateCommand).callsFake((input: UpdateCommand["input"]) => {
     if (Number(input.Key?.id) < 0 && failing(String(input.UpdateExpression))) {
-      const error = Object.assign(new Error("Internal server error"), {
-        name: "InternalServerError",
-        $fault: "server",
-      });
-      return Promise.reject(error);
+      const error = { name: "InternalServerError", $fault: "server" };
+      return Promise.reject(Object.assign(new Error("Internal server error"), error));
     }
     return real.send(new UpdateCommand(input));
   });
@@ -104,15 +96,11 @@ describe("a list", () => {
   it("costs one BatchGetItem and no Scan while nothing changed, 304 included", async () => {
     const reader = instance();
     await reader.create("warm");
-    const first = await invoke(reader.api.list, { method: "GET" });
+    const first = (await reader.list()).answer;
     reader.calls.length = 0;
-    const again = await invoke(reader.api.list, { method: "GET" });
-    expect(again).toEqual(first);
-    const held = await invoke(reader.api.list, {
-      method: "GET",
-      headers: { "if-none-match": String(first.headers.etag) },
-    });
-    expect(held.status).toBe(304);
+    expect((await reader.list()).answer).toEqual(first);
+    const headers = { "if-none-match": String(first.headers.etag) };
+    expect((await invoke(reader.api.list, { method: "GET", headers })).status).toBe(304);
     expect(reader.calls).toEqual(["BatchGetItemCommand", "BatchGetItemCommand"]);
   });
 
@@ -190,6 +178,21 @@ describe("a list", () => {
     }
   });
 
+  it("fails on a later Scan page: 500, never a partial list", async () => {
+    const reader = instance();
+    const mock = mockClient(reader.client);
+    stops.push(() => mock.restore());
+    const real = table.documentClient;
+    mock.on(BatchGetCommand).callsFake((input) => real.send(new BatchGetCommand(input)));
+    const post = { id: 1, title: "t", content: "c", created_at: null, updated_at: null };
+    const failure = { name: "InternalServerError", $fault: "server" };
+    mock
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [post], LastEvaluatedKey: { id: 1 } })
+      .rejects(Object.assign(new Error("Internal server error"), failure));
+    expect(await invoke(reader.api.list, { method: "GET" })).toMatchObject({ status: 500 });
+  });
+
   it("after k writes reads the marker and the changed posts: marker + Σ⌈s/4⌉ read units, no Scan", async () => {
     const [reader, writer] = [instance(), instance()];
     for (let i = 0; i < 20; i++) await writer.create(`seed ${i}`);
@@ -238,14 +241,11 @@ describe("a write's bookkeeping", () => {
     // A long history: counts near the largest the slots' fixed width holds, the largest ids.
     const key = { id: markerId(shard) };
     const high = 36 ** 8 - 10 * RING_SLOTS;
-    await writer.client.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: key,
-        UpdateExpression: "SET changes = :high",
-        ExpressionAttributeValues: { ":high": high },
-      }),
-    );
+    const set = {
+      UpdateExpression: "SET changes = :high",
+      ExpressionAttributeValues: { ":high": high },
+    };
+    await writer.client.send(new UpdateCommand({ TableName: table.tableName, Key: key, ...set }));
     const costs: number[] = [];
     for (let i = 0; i < 3 * RING_SLOTS; i++) {
       const counts: StorageCounts = {};

@@ -1,6 +1,6 @@
-// Integration: the stage's guard over the AWS SDK's own clients, its ledger on DynamoDB Local and
-// API Gateway, EventBridge and SNS answered by a recorder on loopback (none of the three runs
-// locally): the requests it sends are the ones AWS would receive.
+// Integration: the spend ledger on DynamoDB Local, and the stage's guard over the AWS SDK's own
+// clients with API Gateway, EventBridge and SNS answered by a recorder on loopback (none of the
+// three runs locally): the requests it sends are the ones AWS would receive.
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { marshall } from "@aws-sdk/util-dynamodb";
@@ -8,21 +8,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readGuardConfig } from "../../lib/app/config.js";
 import { stageGuard } from "../../lib/app/stage-guard.js";
 import { monthOf } from "../../lib/spend/calendar.js";
-import { noUsage } from "../../lib/spend/pricing.js";
+import { SpendMeter } from "../../lib/spend/meter.js";
+import { noUsage, toNanoUsd, usageUsd } from "../../lib/spend/pricing.js";
 import { Sender } from "../../lib/storage/sender.js";
 import { SpendLedgerTable } from "../../lib/storage/spend-ledger.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
 
-interface Seen {
-  method: string;
-  url: string;
-  target: string;
-  body: string;
-}
-
 let table: PostsTable;
+let ledger: SpendLedgerTable;
 let recorder: Server;
-const seen: Seen[] = [];
+const seen: { method: string; url: string; target: string; body: string }[] = [];
 
 /** Answers each service as AWS would a success, and keeps what it was sent. */
 function record(target: string, body: string, method: string, url: string) {
@@ -38,15 +33,16 @@ function record(target: string, body: string, method: string, url: string) {
 
 beforeAll(async () => {
   table = await freshTable("stage-guard");
+  const sender = new Sender(table.documentClient, [table.idempotencyTableName]);
+  ledger = new SpendLedgerTable(sender, table.idempotencyTableName);
   recorder = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
     request.on("end", () => {
       const target = String(request.headers["x-amz-target"] ?? "");
       const answer = record(target, body, String(request.method), String(request.url));
-      const xml = answer.startsWith("<");
-      response.writeHead(200, { "content-type": xml ? "text/xml" : "application/json" });
-      response.end(answer);
+      const type = answer.startsWith("<") ? "text/xml" : "application/json";
+      response.writeHead(200, { "content-type": type }).end(answer);
     });
   });
   await new Promise<void>((resolve) => recorder.listen(0, "127.0.0.1", resolve));
@@ -78,6 +74,36 @@ const guardOver = () =>
     }),
   );
 
+// Months long past, apart from the current month the guard reconciles.
+describe("the spend ledger", () => {
+  it("adds every instance's flush atomically, in an item the posts never see", async () => {
+    const usage = { ...noUsage(), requests: 1, bytesOut: 1000, readUnits: 0.5 };
+    const nano = toNanoUsd(usageUsd(usage));
+    const meters = Array.from({ length: 8 }, () => {
+      let clock = Date.UTC(2025, 10, 28);
+      const quiet = { onCrossing: () => {}, onFailure: () => {} };
+      return new SpendMeter({ limitUsd: 10, ledger, now: () => (clock += 20_000), ...quiet });
+    });
+    await Promise.all(
+      meters.map(async (meter) => {
+        meter.record(usage);
+        await meter.settle();
+      }),
+    );
+    expect(await ledger.read("2025-11")).toEqual({ spentNano: 8 * nano, ceilingNano: undefined });
+    expect(await table.posts()).toEqual([]);
+    expect(await ledger.read("2025-10")).toEqual({ spentNano: 0, ceilingNano: undefined });
+  });
+
+  it("lifts a month's ceiling to its spending plus the limit its instances flushed under", async () => {
+    await ledger.add("2025-09", { ...noUsage(), requests: 3 }, 5_000, 1_000);
+    const lifted = { spentNano: 5_000, ceilingNano: 6_000, limitNano: 1_000 };
+    expect(await ledger.lift("2025-09")).toEqual(lifted);
+    expect(await ledger.read("2025-09")).toEqual({ spentNano: 5_000, ceilingNano: 6_000 });
+    expect(await ledger.lift("2025-08")).toBeUndefined();
+  });
+});
+
 describe("the stage's guard on the SDK's clients", () => {
   it("throttles the stage to 0, puts stage.paused and publishes when a flush crosses the limit", async () => {
     seen.length = 0;
@@ -94,12 +120,8 @@ describe("the stage's guard on the SDK's clients", () => {
     ]);
     const put = JSON.parse(seen.find((s) => s.target.startsWith("AWSEvents"))?.body ?? "{}");
     expect(put.Entries[0]).toMatchObject({ EventBusName: "bus", DetailType: "stage.paused" });
-    expect(JSON.parse(put.Entries[0].Detail)).toEqual({
-      stage: "prod",
-      month: "2026-11",
-      spentUsd: 1.2,
-      limitUsd: 1,
-    });
+    const detail = { stage: "prod", month: "2026-11", spentUsd: 1.2, limitUsd: 1 };
+    expect(JSON.parse(put.Entries[0].Detail)).toEqual(detail);
     const publish = seen.find((s) => /Publish/.test(s.target + s.body));
     expect(decodeURIComponent(publish?.body ?? "")).toContain(
       "arn:aws:sns:us-east-1:123456789012:alarms",
@@ -108,8 +130,6 @@ describe("the stage's guard on the SDK's clients", () => {
 
   it("reconciles the throttle with this month's ledger on DynamoDB Local", async () => {
     seen.length = 0;
-    const sender = new Sender(table.documentClient, []);
-    const ledger = new SpendLedgerTable(sender, table.idempotencyTableName);
     const month = monthOf(Date.now());
     await ledger.add(month, noUsage(), 0.5e9, 1e9);
     await guardOver()({ action: "reconcile" });

@@ -1,8 +1,5 @@
-// Packaging tests: the stage's dashboard and alarms in the template, and what they cost at idle.
-// Every metric the dashboard graphs is one the functions emit (lib/http/metrics.ts) or one AWS
-// publishes for the resources it names, a check first shown to refuse a small hand-made case; the
-// dashboard stays inside CloudWatch's free tier (50 distinct metrics, no SEARCH, counted as
-// `npm run cost` counts them) and the alarms read at most its 10 metrics.
+// Packaging tests: the stage's dashboard and alarms graph only metrics the functions emit or AWS
+// publishes for this stack (a check first shown to refuse a bad case), within the free tier.
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { CLOUDWATCH_METRICS } from "../../lib/http/metrics.js";
@@ -20,20 +17,14 @@ import {
 const FUNCTION_IDS = API_FUNCTION_IDS;
 const TABLE_IDS = ["PostsTable", "IdempotencyTable"];
 const DEAD_LETTER_QUEUES = ["EventsDeadLetterQueue", "WebhookDeadLetterQueue"];
-/** The `service` dimension the dashboard names (config/names.cjs). */
-const SERVICE = "blog-post-api";
-
-/** The stage the tests package (tests/helpers/package.ts). */
-const STAGE = "test";
+const SERVICE = "blog-post-api"; // the `service` dimension (config/names.cjs)
+const STAGE = "test"; // the stage tests/helpers/package.ts packages
 const TOPIC = "arn:aws:sns:us-east-1:123456789012:ops";
 
 /** `${Resource}` (or `${Resource.Attribute}`) as the body names it for Fn::Sub to fill in. */
 const placeholder = (id: string) => `\${${id}}`;
 
-/**
- * What AWS publishes, per namespace, for the resources the dashboard names: by one dimension whose
- * value is one of `values`, or by dimensions of fixed values (`named`).
- */
+/** What AWS publishes per namespace: by one dimension among `values`, or fixed ones (`named`). */
 const PUBLISHED: Record<
   string,
   { metrics: string[]; dimension?: string; values?: string[]; named?: Record<string, string> }
@@ -126,28 +117,20 @@ function dashboardProblems(widgets: Widget[]): string[] {
   return problems;
 }
 
-/** A dashboard resource's widgets, from its body (a string, or Fn::Sub's). */
-function widgetsOf(resource: Resource): Widget[] {
-  const body = resource.Properties.DashboardBody as string | { "Fn::Sub": string };
-  return (JSON.parse(typeof body === "string" ? body : body["Fn::Sub"]) as { widgets: Widget[] })
-    .widgets;
-}
-
 interface AlarmMetric {
   Namespace: string;
   MetricName: string;
   Dimensions?: { Name: string; Value: string | { Ref: string } | { "Fn::GetAtt": string[] } }[];
 }
 
-/**
- * The metrics an alarm reads, written as the dashboard's rows name them: its one metric, or each
- * MetricStat of its Metrics (a math expression reads none of its own), as CloudWatch bills them.
- */
+/** The metrics an alarm reads (as CloudWatch bills them), written as the dashboard's rows. */
 function alarmRows(alarm: Resource): Row[] {
-  const { Metrics } = alarm.Properties as { Metrics?: { MetricStat?: { Metric: AlarmMetric } }[] };
-  const metrics = Metrics
-    ? Metrics.flatMap(({ MetricStat }) => (MetricStat ? [MetricStat.Metric] : []))
-    : [alarm.Properties as unknown as AlarmMetric];
+  const { Metrics } = alarm.Properties;
+  const metrics: AlarmMetric[] = Metrics
+    ? Metrics.flatMap(({ MetricStat }: { MetricStat?: { Metric: AlarmMetric } }) =>
+        MetricStat ? [MetricStat.Metric] : [],
+      )
+    : [alarm.Properties];
   return metrics.map(({ Namespace, MetricName, Dimensions = [] }) => [
     Namespace,
     MetricName,
@@ -169,24 +152,13 @@ const packages = packagedBeforeAll({
   },
 });
 const template = () => packages.alarmed.template;
-const widgets = () => widgetsOf(template().Resources.Dashboard!);
-const body = () =>
-  (template().Resources.Dashboard?.Properties.DashboardBody as { "Fn::Sub": string })["Fn::Sub"];
-
-/** A hand-made dashboard of one widget, for the check to refuse. */
-const dashboardOf = (title: string, metrics: Row[]): Resource => ({
-  Type: "AWS::CloudWatch::Dashboard",
-  Properties: {
-    DashboardBody: JSON.stringify({
-      widgets: [{ type: "metric", properties: { title, metrics } }],
-    }),
-  },
-});
+const body = (): string => template().Resources.Dashboard?.Properties.DashboardBody["Fn::Sub"];
+const widgets = () => (JSON.parse(body()) as { widgets: Widget[] }).widgets;
 
 describe("the check", () => {
   it("find a metric nobody emits, a resource of no stack, and a dangling expression", () => {
     const list = placeholder(FUNCTION_IDS[0]!);
-    const broken = dashboardOf("broken", [
+    const metrics: Row[] = [
       [METRICS_NAMESPACE, "ListHits", "service", SERVICE, "function_name", list, {}],
       // A value the line keeps as a field only.
       [METRICS_NAMESPACE, "Latency", "service", SERVICE, "function_name", list, {}],
@@ -195,8 +167,10 @@ describe("the check", () => {
       ["AWS/ApiGateway", "5xx", "ApiName", `blog-post-api-${STAGE}`, "Stage", STAGE, {}],
       ["AWS/ApiGateway", "Count", "ApiName", "blog-post-api-prod", "Stage", STAGE, {}],
       [{ expression: "100 * hits / total", id: "ratio" }],
-    ]);
-    expect(dashboardProblems(widgetsOf(broken))).toEqual([
+    ];
+    expect(
+      dashboardProblems([{ type: "metric", properties: { title: "broken", metrics } }]),
+    ).toEqual([
       "broken: BlogPostApi ListHits: the functions emit no such metric",
       "broken: BlogPostApi Latency: the functions emit no such metric",
       "broken: AWS/Lambda Errors: FunctionName some-other-function is none of this stack's resources",
@@ -222,7 +196,7 @@ describe("the dashboard", () => {
   });
 
   it("graphs 37 distinct metrics with webhooks (36 without), no SEARCH, under the free tier's 50", () => {
-    // docs/operating.md states these counts, as `npm run cost` counts them (it refuses SEARCH).
+    // As docs/operating.md states, and `npm run cost` counts them (it refuses SEARCH).
     expect(dashboardMetrics(template().Resources.Dashboard?.Properties.DashboardBody)).toEqual({
       count: 37,
     });
@@ -238,11 +212,9 @@ describe("the dashboard", () => {
   });
 
   it("reads the service dimension the functions write: their POWERTOOLS_SERVICE_NAME", () => {
-    // serverless.yml's `service` names both; renamed there alone, the list cache's graph would go blank.
+    // serverless.yml's `service` names both; renamed there alone, a graph would go blank.
     for (const fn of FUNCTION_IDS) {
-      const { Variables } = template().Resources[fn]?.Properties.Environment as {
-        Variables: Record<string, unknown>;
-      };
+      const { Variables } = template().Resources[fn]!.Properties.Environment;
       expect(Variables.POWERTOOLS_SERVICE_NAME, fn).toBe(SERVICE);
     }
     expect(body()).toContain(`"service","${SERVICE}"`);
@@ -342,13 +314,11 @@ describe("the alarms", () => {
   const alarms = () => ofType(template(), "AWS::CloudWatch::Alarm");
   const alarm = (id: string) => template().Resources[id] as Resource;
 
-  // Within the free tier's 10, and no Metrics Insights query: `npm run cost` prices this stage's
-  // alarms at $0 (tests/scripts/cost.test.ts).
+  // The free tier's 10, as docs/operating.md states; `npm run cost` prices them at $0.
   it("read 10 metrics with webhooks", () => {
     const read = Object.fromEntries(
       alarms().map(([id, resource]) => [id, alarmRows(resource).length]),
     );
-    // docs/operating.md states this table.
     expect(read).toEqual({
       ApiServerErrorsAlarm: 1,
       LambdaErrorsAlarm: 1,
@@ -362,7 +332,6 @@ describe("the alarms", () => {
   });
 
   it("watch only metrics AWS publishes for this stack's resources, and notify ALARM_TOPIC_ARN", () => {
-    // Without the topic there are none (serverless-package.test.ts): no condition is left behind.
     expect(template().Conditions?.HasAlarmTopic).toBeUndefined();
     for (const [id, resource] of alarms()) {
       expect(alarmRows(resource).map(rowProblem), id).toEqual(
@@ -404,10 +373,7 @@ describe("the alarms", () => {
     };
     for (const [table, [expression, ...kinds]] of Object.entries(expected)) {
       const capacity = alarm(`${table}CapacityAlarm`);
-      const { Metrics, Threshold } = capacity.Properties as {
-        Metrics: { Expression?: string }[];
-        Threshold: number;
-      };
+      const { Metrics, Threshold } = capacity.Properties;
       expect([Threshold, Metrics[0]?.Expression], table).toEqual([70, expression]);
       expect(alarmRows(capacity)).toEqual(kinds.map((kind) => consumed(table, kind!)));
     }

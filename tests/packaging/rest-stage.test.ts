@@ -1,6 +1,5 @@
-// Packaging tests: the REST API's stage in the template (config/rest-stage.cjs), the settings that
-// shape every function (log level and retention, CORS), and the gateway's own answers in the
-// service's shape: with defaults only, and with every stage setting turned the other way.
+// Packaging tests: the REST API's stage (config/rest-stage.cjs), the settings every function shares
+// and the gateway's own answers, with defaults and with every stage setting turned the other way.
 import { describe, expect, it } from "vitest";
 import {
   API_FUNCTION_IDS,
@@ -50,10 +49,7 @@ describe("the stage", () => {
   });
 
   it("writes JSON access lines that hold the request, never a body, header, token or query", () => {
-    const setting = stage(configured()).Properties.AccessLogSetting as {
-      DestinationArn: unknown;
-      Format: string;
-    };
+    const setting = stage(configured()).Properties.AccessLogSetting;
     expect(setting.DestinationArn).toEqual({ "Fn::GetAtt": ["ApiGatewayAccessLogGroup", "Arn"] });
     const fields = JSON.parse(setting.Format) as Record<string, string>;
     expect(fields).toMatchObject({
@@ -82,27 +78,25 @@ describe("the stage", () => {
 });
 
 describe("the settings every function shares", () => {
-  it("keeps every log group LOG_RETENTION_DAYS (30 by default): each function's, the access logs'", () => {
-    for (const [template, days, accessLogs] of [
-      [plain(), 30, 0],
-      [configured(), 7, 1],
-    ] as const) {
-      const groups = ofType(template, "AWS::Logs::LogGroup").map(([, group]) => group.Properties);
+  it.each([
+    ["defaults", plain, 30, 0, "INFO"],
+    ["settings", configured, 7, 1, "ERROR"],
+  ] as const)(
+    "with %s, keeps each function's and the access logs' group LOG_RETENTION_DAYS, logs JSON at LOG_LEVEL",
+    (_, template, days, accessLogs, level) => {
+      const groups = ofType(template(), "AWS::Logs::LogGroup").map(([, group]) => group.Properties);
       const retentions = groups.map((group) => group.RetentionInDays);
-      expect(retentions).toEqual(Array(functions(template).length + accessLogs).fill(days));
-    }
-  });
-
-  it("has each function log in Lambda's JSON format at the level LOG_LEVEL sets", () => {
-    expect(functions(configured()).length).toBeGreaterThanOrEqual(5);
-    for (const [id, fn] of functions(configured())) {
-      expect(fn.LoggingConfig, id).toEqual({
-        LogFormat: "JSON",
-        ApplicationLogLevel: "ERROR",
-        SystemLogLevel: "INFO",
-      });
-    }
-  });
+      expect(retentions).toEqual(Array(functions(template()).length + accessLogs).fill(days));
+      expect(functions(template()).length).toBeGreaterThanOrEqual(5);
+      for (const [id, fn] of functions(template())) {
+        expect(fn.LoggingConfig, id).toEqual({
+          LogFormat: "JSON",
+          ApplicationLogLevel: level,
+          SystemLogLevel: "INFO",
+        });
+      }
+    },
+  );
 
   it("answers preflights only with CORS_ORIGINS, at the gateway, and hands the functions the list", () => {
     const preflights = (template: Template) =>
@@ -114,15 +108,8 @@ describe("the settings every function shares", () => {
     const answered = preflights(configured());
     expect(answered).toHaveLength(2);
     for (const preflight of answered) {
-      const integration = preflight.Integration as {
-        Type: string;
-        IntegrationResponses: {
-          ResponseParameters: Record<string, string>;
-          ResponseTemplates: Record<string, string>;
-        }[];
-      };
-      expect(integration.Type).toBe("MOCK");
-      const [response] = integration.IntegrationResponses;
+      expect(preflight.Integration.Type).toBe("MOCK");
+      const [response] = preflight.Integration.IntegrationResponses;
       expect(response?.ResponseParameters).toMatchObject({
         "method.response.header.Access-Control-Allow-Origin": "'https://blog.example'",
         "method.response.header.Access-Control-Allow-Headers":
@@ -132,8 +119,7 @@ describe("the settings every function shares", () => {
     }
     // The functions add CORS to their own answers, from the same list.
     for (const id of API_FUNCTION_IDS) {
-      const fn = configured().Resources[id]?.Properties;
-      const { Variables } = fn?.Environment as { Variables: Record<string, unknown> };
+      const { Variables } = configured().Resources[id]!.Properties.Environment;
       expect(Variables.CORS_ORIGINS, id).toBe(ORIGINS);
     }
   });
@@ -144,11 +130,7 @@ describe("the gateway's own answers", () => {
     Object.fromEntries(
       ofType(template, "AWS::ApiGateway::GatewayResponse").map(([, r]) => [
         r.Properties.ResponseType as string,
-        r.Properties as {
-          StatusCode?: string;
-          ResponseTemplates: Record<string, string>;
-          ResponseParameters: Record<string, string>;
-        },
+        r.Properties,
       ]),
     );
 
@@ -204,16 +186,7 @@ describe("the gateway's own answers", () => {
 });
 
 describe("the per-client limit (WAF)", () => {
-  const acl = () =>
-    configured().Resources.WebAcl?.Properties as {
-      Scope: string;
-      DefaultAction: unknown;
-      CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
-      Rules: {
-        Statement: unknown;
-        Action: { Block: { CustomResponse: Record<string, unknown> } };
-      }[];
-    };
+  const acl = () => configured().Resources.WebAcl!.Properties;
 
   it("is off by default, billed by the month as it is: no web ACL, no association", () => {
     const types = Object.values(plain().Resources).map((resource) => resource.Type);
@@ -222,7 +195,7 @@ describe("the per-client limit (WAF)", () => {
 
   it("with WAF_RATE_LIMIT=500: one rate-based rule per client address, 500 a minute", () => {
     expect(acl()).toMatchObject({ Scope: "REGIONAL", DefaultAction: { Allow: {} } });
-    expect(acl().Rules.map((rule) => rule.Statement)).toEqual([
+    expect(acl().Rules.map((rule: { Statement: unknown }) => rule.Statement)).toEqual([
       { RateBasedStatement: { Limit: 500, EvaluationWindowSec: 60, AggregateKeyType: "IP" } },
     ]);
     // No managed rule group: their SQL and XSS rules would refuse posts that quote code.
@@ -235,7 +208,7 @@ describe("the per-client limit (WAF)", () => {
       ResponseCode: 429,
       ResponseHeaders: [{ Name: "Retry-After", Value: "60" }],
     });
-    const body = acl().CustomResponseBodies[custom?.CustomResponseBodyKey as string];
+    const body = acl().CustomResponseBodies[custom?.CustomResponseBodyKey];
     expect(body?.ContentType).toBe("APPLICATION_JSON");
     expect(JSON.parse(body?.Content ?? "")).toEqual({
       detail: "Too many requests from this address: at most 500 a minute; retry in a minute",

@@ -1,6 +1,5 @@
-// Packaging tests: the authorizers (the pool's Cognito authorizer, or the token authorizer
-// function for an issuer), throttles and cost ceilings in the template, and the guard that
-// refuses a deployment with open writes. All offline: nothing here reaches AWS.
+// Packaging tests, offline: the authorizers (the pool's, or the token function for an issuer),
+// throttles and cost ceilings, and the guard that refuses a deployment with open writes.
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
@@ -81,7 +80,7 @@ describe("the token authorizer (AUTH_ISSUER_URL)", () => {
   it("is the authorizeWrites function on the Authorization header, its verdict cached 5 minutes", () => {
     const authorizers = ofType(guarded(), "AWS::ApiGateway::Authorizer");
     expect(authorizers).toHaveLength(1);
-    const properties = authorizers[0]?.[1].Properties as Record<string, unknown>;
+    const properties = authorizers[0]![1].Properties;
     expect(properties).toMatchObject({
       Type: "TOKEN",
       IdentitySource: "method.request.header.Authorization",
@@ -92,7 +91,7 @@ describe("the token authorizer (AUTH_ISSUER_URL)", () => {
 
   it("hands the function the issuer, the audiences and the scope, and lets only it log", () => {
     const fn = guarded().Resources.AuthorizeWritesLambdaFunction as Resource;
-    expect((fn.Properties.Environment as { Variables: object }).Variables).toMatchObject({
+    expect(fn.Properties.Environment.Variables).toMatchObject({
       AUTH_ISSUER_URL: AUTH.AUTH_ISSUER_URL,
       AUTH_AUDIENCE: "app-client-1,app-client-2",
       AUTH_WRITE_SCOPE: "blog/write",
@@ -153,10 +152,8 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
     expect(resource("UserPool")?.Properties.LambdaConfig).toEqual({
       PreTokenGenerationConfig: { LambdaArn: trigger, LambdaVersion: "V2_0" },
     });
-    const { Variables } = resource("GrantScopesLambdaFunction")?.Properties.Environment as {
-      Variables: Record<string, string>;
-    };
-    expect(JSON.parse(Variables.GROUP_SCOPES ?? "")).toEqual({
+    const { Variables } = resource("GrantScopesLambdaFunction")!.Properties.Environment;
+    expect(JSON.parse(Variables.GROUP_SCOPES)).toEqual({
       writers: ["blog/write", "blog/read"],
       readers: ["blog/read"],
     });
@@ -203,7 +200,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
     expect(withoutMachine.Outputs?.TokenEndpoint).toBeUndefined();
   });
 
-  it("is API Gateway's Cognito authorizer over the pool, with no function of its own", () => {
+  it("is API Gateway's Cognito authorizer over the pool, no function of its own, on the writes", () => {
     const authorizers = ofType(pooled(), "AWS::ApiGateway::Authorizer");
     expect(authorizers).toHaveLength(1);
     expect(authorizers[0]?.[1].Properties).toMatchObject({
@@ -212,9 +209,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
       ProviderARNs: [{ "Fn::GetAtt": ["UserPool", "Arn"] }],
     });
     expect(resource("AuthorizeWritesLambdaFunction")).toBeUndefined();
-  });
-
-  it("requires the write scope on exactly the three write routes", () => {
+    // The write scope, on exactly the three write routes.
     expectWritesOnly(pooled(), "COGNITO_USER_POOLS", ["blog/write"]);
   });
 
@@ -237,7 +232,7 @@ describe("the stage's own user pool (AUTH_USER_POOL=true)", () => {
 
 describe("throttles and cost ceilings", () => {
   const stageRoutes = (template: Template) =>
-    (template.Resources.ApiGatewayStage?.Properties.MethodSettings as unknown[])[0];
+    template.Resources.ApiGatewayStage?.Properties.MethodSettings[0];
   const ceilings = (template: Template) =>
     ofType(template, "AWS::DynamoDB::Table").map(([, table]) => table.Properties);
   const reserved = (template: Template) =>
@@ -294,7 +289,7 @@ describe("throttles and cost ceilings", () => {
 
 describe("no silently open deployment", () => {
   it("refuses to deploy without an authorizer, before packaging or calling AWS", async () => {
-    // Credentials that would fail at the first AWS call: any such call would show in the output.
+    // Credentials that fail at the first AWS call, which would show in the output.
     const noAws = {
       AWS_ACCESS_KEY_ID: "none",
       AWS_SECRET_ACCESS_KEY: "none",

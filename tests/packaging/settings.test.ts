@@ -1,6 +1,5 @@
-// Every setting checked once (config/settings.cjs), by npm start and by serverless.yml alike:
-// each bad value refused in one line that names it, without a stack. What a setting of another
-// module accepts, and its message, is that module's unit test (tests/unit/).
+// Every setting checked once (config/settings.cjs), by npm start and serverless.yml alike: each
+// bad value refused in one line naming it, without a stack (other modules' wording: tests/unit/).
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { runServerless, templateEnv } from "../helpers/package.js";

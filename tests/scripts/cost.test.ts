@@ -1,11 +1,9 @@
 // `npm run cost` on packaged templates of the settings a stage is deployed with: what each costs
 // idle, its options and errors, and cfn-lint over each template (no error, warnings allowed).
-import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { packagedBeforeAll } from "../helpers/package.js";
-import { runScript } from "../helpers/run-script.js";
+import { runCommand, runScript } from "../helpers/run-script.js";
 
 /** Each variant: its settings and what it costs a month with no requests. */
 const VARIANTS: [string, Record<string, string>, number][] = [
@@ -61,29 +59,17 @@ describe("npm run cost", () => {
   });
 });
 
-/** Whether cfn-lint answers on PATH. */
-const cfnLintFound = await promisify(execFile)("cfn-lint", ["--version"]).then(
-  () => true,
-  () => false,
-);
-// Without cfn-lint the checks say so in one line and are skipped; in CI, where it is installed, a
-// missing one fails them instead.
+// Without cfn-lint on PATH the checks say so in one line and are skipped; in CI, where it is
+// installed, a missing one fails them instead.
+const cfnLintFound = (await runCommand("cfn-lint", ["--version"], process.env)).code === 0;
 const skipLint = !cfnLintFound && !process.env.CI;
 if (skipLint) console.log("cost.test: cfn-lint is not on PATH (pip install cfn-lint): skipped");
 
 describe.skipIf(skipLint)("cfn-lint", () => {
   it("finds no error in any variant's template (one run over all of them)", async () => {
     const files = VARIANTS.map(([name]) => templateOf(name));
-    const { code, stdout } = await promisify(execFile)("cfn-lint", files).then(
-      (done) => ({ ...done, code: 0 }),
-      (failed: { code?: number; stdout?: string }) => ({
-        code: failed.code,
-        stdout: failed.stdout,
-      }),
-    );
-    const errors = String(stdout)
-      .split("\n")
-      .filter((line) => /^E\d{4}/.test(line));
+    const { code, stdout } = await runCommand("cfn-lint", files, process.env, 60_000);
+    const errors = stdout.split("\n").filter((line) => /^E\d{4}/.test(line));
     // cfn-lint's exit code adds 2 for errors and 4 for warnings; 1 is its own failure.
     expect({ errors, failed: typeof code !== "number" || (code & 3) !== 0 }).toEqual({
       errors: [],

@@ -3,7 +3,7 @@
 // does, in Europe/Paris, across both daylight saving changes.
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,7 @@ import { freePort } from "../../scripts/lib/ports.mjs";
 import { ZonedClock } from "../../scripts/lib/zoned-time.mjs";
 import { type Offline, startOffline } from "../helpers/offline.js";
 import { runScript } from "../helpers/run-script.js";
+import { serve } from "./servers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const SOURCE_ZONE = "Europe/Paris";
@@ -19,16 +20,10 @@ const paris = new ZonedClock(SOURCE_ZONE);
 const utc = new ZonedClock("UTC");
 
 /** A post as the tools read it: instants, or null. */
-interface Fixture {
-  id: number;
-  title: string;
-  content: string;
-  created_at: number | null;
-  updated_at: number | null;
-}
+type Fixture = ReturnType<typeof hardPosts>[number];
 
 /** Posts with every hard case, their ids starting at `base` with gaps. */
-function hardPosts(base: number): Fixture[] {
+function hardPosts(base: number) {
   const at = (iso: string) => Date.parse(iso);
   const post = (offset: number, title: string, created: number | null, updated: number | null) => ({
     id: base + offset,
@@ -65,69 +60,67 @@ const manyPosts = (base: number, count: number): Fixture[] =>
     updated_at: Date.parse("2024-06-02T10:00:00Z") + i * 1000,
   }));
 
-/** A post as the source service shows it: day-before-month local time in Europe/Paris. */
-const shownInParis = (post: Fixture) => ({
+/** A post as a service in `clock`'s zone shows it: day-before-month local time. */
+const shownBy = (clock: typeof paris, post: Fixture) => ({
   ...post,
-  created_at: post.created_at === null ? null : paris.show(post.created_at),
-  updated_at: post.updated_at === null ? null : paris.show(post.updated_at),
+  created_at: post.created_at === null ? null : clock.show(post.created_at),
+  updated_at: post.updated_at === null ? null : clock.show(post.updated_at),
 });
 
 let offline: Offline;
-let sourceServer: Server;
+let source: Awaited<ReturnType<typeof serve>> | undefined;
 let sourceBase = "";
 /** The source's post sets, each served at `${sourceBase}/<name>/api/post`. */
 const sources = new Map<string, unknown[]>();
 let workDir = "";
 
-const listen = async (server: Server) => {
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${port}`;
-};
-const close = (server: Server | undefined) =>
-  new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-
 beforeAll(async () => {
   offline = await startOffline({ label: "import" });
-  sourceServer = createServer((request, response) => {
-    const [, name, ...rest] = (request.url ?? "").split("/");
-    const posts = sources.get(name ?? "");
-    if (request.method !== "GET" || !posts || rest.join("/") !== "api/post") {
-      response.writeHead(404, { "content-type": "application/json" }).end('{"detail":"no"}');
-      return;
-    }
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(posts));
-  });
-  sourceBase = await listen(sourceServer);
+  source = await serve(
+    createServer((request, response) => {
+      const [, name, ...rest] = (request.url ?? "").split("/");
+      const posts = sources.get(name ?? "");
+      if (request.method !== "GET" || !posts || rest.join("/") !== "api/post") {
+        response.writeHead(404, { "content-type": "application/json" }).end('{"detail":"no"}');
+        return;
+      }
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(posts));
+    }),
+  );
+  sourceBase = source.url;
   workDir = await mkdtemp(join(tmpdir(), "blog-import-"));
 });
 
 afterAll(async () => {
-  await close(sourceServer);
+  await source?.close();
   await offline?.stop();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
 /** Serves `posts` as a source named `name`; returns its base URL. */
 function serveSource(name: string, posts: Fixture[]) {
-  sources.set(name, posts.map(shownInParis));
+  sources.set(
+    name,
+    posts.map((post) => shownBy(paris, post)),
+  );
   return `${sourceBase}/${name}`;
 }
 
 /** The environment of a run: no token in it. */
 const withoutToken = () => ({ ...process.env, API_TOKEN: undefined });
 
-/**
- * Runs a command of scripts/ to its end. At most 150 s: an import of 300 posts through
- * serverless-offline takes about 10 s alone, minutes beside another suite.
- */
+/** A command of scripts/, at most 150 s: 300 posts take 10 s alone, minutes beside a suite. */
 const runTool = (script: "import" | "export", args: string[]) =>
   runScript(`scripts/${script}.mjs`, args, withoutToken(), 150_000);
 type Run = Awaited<ReturnType<typeof runTool>>;
 
-/** Imports from `from` (shown in Europe/Paris) into `to`, by default the test's target. */
+/** A run's output, for the message of a failed expectation. */
+const said = (run: Run) => `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+/** Reads from `from`, shown in Europe/Paris. */
+const inParis = (from: string) => ["--from", from, "--from-time-zone", SOURCE_ZONE];
+/** Imports from `from` into `to`, by default the test's target. */
 const importInto = (to: string, from: string, ...more: string[]) =>
-  runTool("import", ["--from", from, "--from-time-zone", SOURCE_ZONE, "--to", to, ...more]);
+  runTool("import", [...inParis(from), "--to", to, ...more]);
 const importFrom = (from: string, ...more: string[]) => importInto(offline.baseUrl, from, ...more);
 
 /** The target's posts, by id, as its list shows them. */
@@ -142,16 +135,8 @@ async function expectTargetHolds(posts: Fixture[], lowest: number, highest: numb
   const there = await targetPosts();
   const inRange = [...there.keys()].filter((id) => id >= lowest && id <= highest);
   expect(inRange.sort((a, b) => a - b)).toEqual(posts.map((post) => post.id));
-  for (const post of posts) {
-    // serverless-offline runs in UTC: the instants, shown there.
-    expect(there.get(post.id)).toEqual({
-      id: post.id,
-      title: post.title,
-      content: post.content,
-      created_at: post.created_at === null ? null : utc.show(post.created_at),
-      updated_at: post.updated_at === null ? null : utc.show(post.updated_at),
-    });
-  }
+  // serverless-offline runs in UTC: the instants, shown there.
+  for (const post of posts) expect(there.get(post.id)).toEqual(shownBy(utc, post));
 }
 
 describe("npm run import from a service", () => {
@@ -161,21 +146,21 @@ describe("npm run import from a service", () => {
     from = serveSource("full", posts);
   });
 
-  it("copies every post with its id and instants, and verifies them", async () => {
+  // Every count exact, with the command's output in the message of any failure.
+  it.each([
+    ["copies every post with its id and instants, and verifies them", posts.length, 0],
+    ["creates nothing when run again", 0, posts.length],
+  ])("%s", async (_, created, there) => {
     const run = await importFrom(from);
-    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(run.stdout).toContain(`created: ${posts.length}\n`);
-    expect(run.stdout).toContain("conflicts: 0\nfailed: 0\n");
-    expect(run.stdout).toContain("ambiguous local times (the earlier instant taken): 1 (ids 1020)");
-    expect(run.stdout).toContain(`verified ${posts.length} of ${posts.length}`);
-    expect(run.code).toBe(0);
-    await expectTargetHolds(posts, 1000, 1999);
-  });
-
-  it("creates nothing when run again", async () => {
-    const run = await importFrom(from);
-    expect(run.stdout).toContain(`created: 0\nalready there: ${posts.length}\n`);
-    expect(run.code).toBe(0);
+    for (const line of [
+      `created: ${created}\nalready there: ${there}\nconflicts: 0\nfailed: 0\n`,
+      "ambiguous local times (the earlier instant taken): 1 (ids 1020)",
+      `verified ${posts.length} of ${posts.length}`,
+    ]) {
+      expect(run.stdout, said(run)).toContain(line);
+    }
+    expect(run.stderr, said(run)).not.toMatch(/\n\s+at /); // no stack trace
+    expect(run.code, said(run)).toBe(0);
     await expectTargetHolds(posts, 1000, 1999);
   });
 
@@ -195,30 +180,23 @@ describe("npm run import from a service", () => {
 
   it("export, then import of the file, gives the same posts as the direct import", async () => {
     const file = join(workDir, "export.json");
-    const exported = await runTool("export", [
-      "--from",
-      from,
-      "--from-time-zone",
-      SOURCE_ZONE,
-      "--out",
-      file,
-    ]);
-    expect(exported.code).toBe(0);
+    const exported = await runTool("export", [...inParis(from), "--out", file]);
+    expect(exported.code, said(exported)).toBe(0);
     expect(exported.stderr).toContain(`exported ${posts.length} posts`);
     const written = JSON.parse(await readFile(file, "utf8")) as {
       source: string;
       posts: Fixture[];
     };
     expect(written.source).toBe(from);
-    expect(written.posts.find((post) => post.id === 1020)?.created_at).toBe(
+    const createdAt = new Map(written.posts.map((post) => [post.id, post.created_at]));
+    expect([createdAt.get(1020), createdAt.get(1001)]).toEqual([
       "2024-10-27T02:30:00+02:00",
-    );
-    expect(written.posts.find((post) => post.id === 1001)?.created_at).toBe(
       "2024-01-15T12:00:00+01:00",
-    );
+    ]);
     // Every post but the one changed above is found identical, instant for instant.
     const run = await runTool("import", ["--from", file, "--to", offline.baseUrl]);
-    expect(run.stdout).toContain(`created: 0\nalready there: ${posts.length - 1}\nconflicts: 1\n`);
+    const counts = `created: 0\nalready there: ${posts.length - 1}\nconflicts: 1\n`;
+    expect(run.stdout, said(run)).toContain(counts);
     expect(run.stdout).toContain(`verified ${posts.length - 1} of ${posts.length}`);
   });
 });
@@ -229,8 +207,8 @@ describe("npm run import, interrupted and run again", () => {
     const from = serveSource("killed", posts);
     const inRange = async () =>
       [...(await targetPosts()).keys()].filter((id) => id >= 2000 && id < 3000).length;
-    const args = ["--from", from, "--from-time-zone", SOURCE_ZONE, "--to", offline.baseUrl];
-    const child = spawn(process.execPath, ["scripts/import.mjs", ...args, "--concurrency", "2"], {
+    const args = [...inParis(from), "--to", offline.baseUrl, "--concurrency", "2"];
+    const child = spawn(process.execPath, ["scripts/import.mjs", ...args], {
       cwd: root,
       env: withoutToken(),
     });
@@ -245,28 +223,28 @@ describe("npm run import, interrupted and run again", () => {
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(posts.length);
     const rerun = await importFrom(from);
-    expect(rerun.code).toBe(0);
+    expect(rerun.code, said(rerun)).toBe(0);
     expect(rerun.stdout).toContain(`verified ${posts.length} of ${posts.length}`);
     await expectTargetHolds(posts, 2000, 2999);
-    // Two imports of 300 posts: generous, for a machine busy with other work.
-  }, 300_000);
+  }, 300_000); // two imports of 300 posts, on a machine busy with other work
 });
 
 /** A proxy in front of the target that answers some requests itself. */
 async function proxy(intercept: (request: IncomingMessage, response: ServerResponse) => boolean) {
-  const server = createServer(async (request, response) => {
-    if (intercept(request, response)) return;
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const answer = await fetch(`${offline.baseUrl}${request.url}`, {
-      method: request.method,
-      headers: { "content-type": "application/json" },
-      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
-    });
-    response.writeHead(answer.status, { "content-type": "application/json" });
-    response.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  return { server, url: await listen(server) };
+  return serve(
+    createServer(async (request, response) => {
+      if (intercept(request, response)) return;
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const answer = await fetch(`${offline.baseUrl}${request.url}`, {
+        method: request.method,
+        headers: { "content-type": "application/json" },
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      response.writeHead(answer.status, { "content-type": "application/json" });
+      response.end(Buffer.from(await answer.arrayBuffer()));
+    }),
+  );
 }
 
 describe("npm run import, a polite client", () => {
@@ -286,12 +264,12 @@ describe("npm run import, a polite client", () => {
     try {
       const run = await importInto(throttled.url, from, "--concurrency", "3");
       expect(refusals).toBe(6);
-      expect(run.stdout).toContain(`created: ${posts.length}\n`);
+      expect(run.stdout, said(run)).toContain(`created: ${posts.length}\n`);
       expect(run.stderr).toContain("(6 requests retried)");
       expect(run.code).toBe(0);
       await expectTargetHolds(posts, 3000, 3999);
     } finally {
-      await close(throttled.server);
+      await throttled.close();
     }
   });
 
@@ -309,18 +287,13 @@ describe("npm run import, a polite client", () => {
   });
 
   it("fails a local time the source's zone skips, with the reason, and copies the rest", async () => {
-    const from = `${sourceBase}/skipped`;
-    sources.set("skipped", [
-      { id: 5001, title: "fine", content: "", created_at: "2024-31-03 01:30:00", updated_at: null },
-      {
-        id: 5002,
-        title: "never",
-        content: "",
-        created_at: "2024-31-03 02:30:00",
-        updated_at: null,
-      },
-    ]);
-    const run = await importFrom(from);
+    // As the source shows them: 01:30 exists on 31 March in Paris, 02:30 does not.
+    const shown = ["01:30:00", "02:30:00"].map((time, i) => ({
+      ...{ id: 5001 + i, title: "t", content: "", updated_at: null },
+      created_at: `2024-31-03 ${time}`,
+    }));
+    sources.set("skipped", shown);
+    const run = await importFrom(`${sourceBase}/skipped`);
     expect(run.stdout).toContain("created: 1\n");
     expect(run.stdout).toContain(
       "failed #5002: created_at 2024-31-03 02:30:00 does not exist in Europe/Paris (its clocks skip that hour)",
@@ -407,14 +380,16 @@ describe("npm run import, bad input", () => {
   });
 
   it("a source that answers no JSON, and a target that answers 401", async () => {
-    const html = createServer((_request, response) => response.end("<html>hello</html>"));
+    const html = await serve(
+      createServer((_request, response) => response.end("<html>hello</html>")),
+    );
     const guarded = await proxy((_request, response) => {
       response.writeHead(401, { "content-type": "application/json" });
       response.end('{"message":"Unauthorized"}');
       return true;
     });
     try {
-      expect(oneLine(await runTool("import", ["--from", await listen(html)]))).toMatch(
+      expect(oneLine(await runTool("import", ["--from", html.url]))).toMatch(
         /and a body that is not JSON: is it a service of this API\?$/,
       );
       const from = serveSource("unauthorized", manyPosts(7100, 3));
@@ -422,29 +397,18 @@ describe("npm run import, bad input", () => {
         /answered 401 to POST \/api\/post: it needs a token: pass --token T or set API_TOKEN$/,
       );
     } finally {
-      await Promise.all([close(html), close(guarded.server)]);
+      await Promise.all([html.close(), guarded.close()]);
     }
   });
 
   it("--help names every flag, for import and export", async () => {
     for (const [script, flags] of [
-      [
-        "import",
-        [
-          "--from",
-          "--to",
-          "--from-time-zone",
-          "--to-time-zone",
-          "--token",
-          "--concurrency",
-          "--dry-run",
-        ],
-      ],
-      ["export", ["--from", "--from-time-zone", "--out", "--token"]],
+      ["import", "--from --to --from-time-zone --to-time-zone --token --concurrency --dry-run"],
+      ["export", "--from --from-time-zone --out --token"],
     ] as const) {
       const run = await runTool(script, ["--help"]);
       expect(run.code).toBe(0);
-      for (const flag of flags) expect(run.stdout, `${script} ${flag}`).toContain(flag);
+      for (const flag of flags.split(" ")) expect(run.stdout, `${script} ${flag}`).toContain(flag);
     }
   });
 });

@@ -1,6 +1,6 @@
 // What a person sees when the machine or the workspace is not ready: one message saying what to
 // do, a non-zero exit, no stack trace, and nothing left running.
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/ports.mjs";
 import { DATA_VERSION_FILE, javaMajor } from "../../scripts/lib/setup-checks.mjs";
+import { runCommand } from "../helpers/run-script.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "blog-post-setup-"));
@@ -23,9 +24,8 @@ function scratchFile(path: string, text: string) {
   return file;
 }
 
-/** A PATH with node, npm and sh (npm runs scripts with it) but no java. */
+/** PATHs with node, npm and sh (npm runs scripts with it): one without java, one with Java 11. */
 const withoutJava = join(scratch, "bin-without-java");
-/** A PATH whose java reports version 11. */
 const withOldJava = join(scratch, "bin-with-java-11");
 const npm = realpathSync(execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim());
 for (const dir of [withoutJava, withOldJava]) {
@@ -40,60 +40,46 @@ chmodSync(scratchFile("bin-with-java-11/java", `#!/bin/sh\n${java11}\n`), 0o755)
 /** A port a server of the test's own holds while npm start is asked to use it. */
 const heldPort = await freePort();
 
-interface Outcome {
-  code: number | null;
-  output: string;
-}
-
 /**
- * Runs a command to its end and returns its exit code and everything it printed. At most 150 s:
- * Java on damaged data takes about 20 s on a quiet machine, several times that beside another suite.
+ * Runs a command to its end and expects one clean message holding `phrases`. At most 150 s: Java
+ * on damaged data takes about 20 s on a quiet machine, several times that beside another suite.
  */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = root) {
-  return new Promise<Outcome>((resolve) => {
-    execFile(command, args, { cwd, env, timeout: 150_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
-      resolve({ code, output: `${stdout}${stderr}` });
-    });
-  });
+async function expectOneCleanMessage(
+  [command, ...args]: string[],
+  env: NodeJS.ProcessEnv,
+  phrases: (RegExp | string)[],
+) {
+  const { code, stdout, stderr } = await runCommand(command!, args, env, 150_000);
+  const output = `${stdout}${stderr}`;
+  expect(code, output).not.toBe(0);
+  expect(code, output).not.toBeNull();
+  for (const phrase of phrases) expect(output).toMatch(phrase);
+  // A stack trace has lines such as "    at startDynamoDbLocal (file:///…)".
+  expect(output).not.toMatch(/^\s+at \S/m);
+  expect(output).not.toMatch(/❯/);
 }
 
-/** `npm start` (scripts/start.mjs) on free ports, with a data folder of the test's own. */
-async function start(env: NodeJS.ProcessEnv = {}, cwd = root) {
-  const settings = {
+/** `npm start` (scripts/start.mjs) on free ports with a data folder of the test's own. */
+async function startRefuses(settings: NodeJS.ProcessEnv, phrases: (RegExp | string)[], cwd = root) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
     PORT: String(await freePort()),
     LAMBDA_PORT: String(await freePort()),
     DYNAMODB_PORT: String(await freePort()),
     DYNAMODB_DATA_DIR: join(scratch, `data-${Math.random().toString(36).slice(2)}`),
-    ...env,
-  };
-  const outcome = await run(process.execPath, [join(cwd, "scripts/start.mjs")], {
-    ...process.env,
     ...settings,
-  });
-  return { ...outcome, settings };
-}
-
-/** Whether any process still runs with this text in its command line. */
-async function running(text: string) {
-  const { output } = await run("ps", ["-eo", "args="], process.env);
-  return output.split("\n").some((line) => line.includes(text));
-}
-
-function expectOneCleanMessage(outcome: Outcome, ...phrases: RegExp[]) {
-  expect(outcome.code, outcome.output).not.toBe(0);
-  expect(outcome.code, outcome.output).not.toBeNull();
-  for (const phrase of phrases) expect(outcome.output).toMatch(phrase);
-  // A stack trace has lines such as "    at startDynamoDbLocal (file:///…)".
-  expect(outcome.output).not.toMatch(/^\s+at \S/m);
-  expect(outcome.output).not.toMatch(/❯/);
+  };
+  await expectOneCleanMessage([process.execPath, join(cwd, "scripts/start.mjs")], env, phrases);
+  // Nothing left running: no process with the data folder in its command line.
+  const { stdout } = await runCommand("ps", ["-eo", "args="], process.env);
+  expect(stdout.split("\n").filter((line) => line.includes(env.DYNAMODB_DATA_DIR!))).toEqual([]);
 }
 
 const JAVA_HOW_TO = [
-  /DynamoDB Local/,
-  /apt-get install openjdk-17/,
-  /brew install/,
-  /winget install/,
+  "DynamoDB Local",
+  "apt-get install openjdk-17",
+  "brew install",
+  "winget install",
 ];
 
 describe("javaMajor", () => {
@@ -109,80 +95,76 @@ describe("javaMajor", () => {
 
 describe("without Java 17", () => {
   it("npm start says Java is missing and how to install it", async () => {
-    const outcome = await start({ PATH: withoutJava });
-    expectOneCleanMessage(outcome, /Java not found/, ...JAVA_HOW_TO);
-    expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
+    await startRefuses({ PATH: withoutJava }, [/Java not found/, ...JAVA_HOW_TO]);
   });
 
   it("npm start says a Java 11 is too old", async () => {
-    const outcome = await start({ PATH: withOldJava });
-    expectOneCleanMessage(outcome, /Java too old: found Java 11, need 17/, ...JAVA_HOW_TO);
+    await startRefuses({ PATH: withOldJava }, [
+      /Java too old: found Java 11, need 17/,
+      ...JAVA_HOW_TO,
+    ]);
   });
 
   it("npm test says Java is missing", async () => {
     const vitest = join(root, "node_modules/vitest/vitest.mjs");
-    const outcome = await run(
-      process.execPath,
-      [vitest, "run", "--project", "service", "tests/http/conditional-get.test.ts"],
-      { ...process.env, PATH: withoutJava },
-    );
-    expectOneCleanMessage(outcome, /Java not found/, ...JAVA_HOW_TO);
+    const args = [vitest, "run", "--project", "service", "tests/http/conditional-get.test.ts"];
+    const env = { ...process.env, PATH: withoutJava };
+    await expectOneCleanMessage([process.execPath, ...args], env, [
+      /Java not found/,
+      ...JAVA_HOW_TO,
+    ]);
   }, 90_000); // a second vitest, with its config and setup: 13 s alone, more beside another suite
 
   it("npm run bench says Java is too old", async () => {
-    const outcome = await run(join(withOldJava, "npm"), ["run", "--silent", "bench"], {
-      ...process.env,
-      PATH: withOldJava,
-    });
-    expectOneCleanMessage(outcome, /Java too old/, ...JAVA_HOW_TO);
+    const bench = [join(withOldJava, "npm"), "run", "--silent", "bench"];
+    const env = { ...process.env, PATH: withOldJava };
+    await expectOneCleanMessage(bench, env, [/Java too old/, ...JAVA_HOW_TO]);
   });
 });
 
-describe("npm start refuses, before starting anything", () => {
+describe("npm start refuses, before starting anything, or stops DynamoDB Local again", () => {
   const holder: Server = createServer();
   beforeAll(() => new Promise<void>((resolve) => holder.listen(heldPort, "127.0.0.1", resolve)));
   afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const held = String(heldPort);
+  const folderOf = (file: string) => ({ DYNAMODB_DATA_DIR: join(file, "..") });
   const otherBuild = scratchFile(
     `data-other-build/${DATA_VERSION_FILE}`,
     "dynamodb_local_2023-12-14",
   );
+  const damaged = scratchFile("data-damaged/shared-local-instance.db", "not an SQLite database\n");
+  const asFile = { DYNAMODB_DATA_DIR: scratchFile("data-as-file", "") };
 
   // An incomplete setting's wording is its module's unit test; here, that npm start stops on it.
   it.each([
     [
       "an AUTH_* setting is incomplete",
-      { AUTH_ISSUER_URL: "https://issuer.example" },
-      [/AUTH_AUDIENCE/],
+      { AUTH_ISSUER_URL: "https://i.example" },
+      ["AUTH_AUDIENCE"],
     ],
     [
       "AUTH_USER_POOL=true asks for a pool only a deployment has",
       { AUTH_USER_POOL: "true" },
       [
-        /AUTH_USER_POOL=true creates a Cognito user pool when a stage is deployed/,
-        /AUTH_ISSUER_URL=/,
+        "AUTH_USER_POOL=true creates a Cognito user pool when a stage is deployed",
+        "AUTH_ISSUER_URL=",
       ],
     ],
-    ["the API port is taken", { PORT: String(heldPort) }, [/Port \d+ is already in use/, /PORT=/]],
+    ["the API port is taken", { PORT: held }, [/Port \d+ is already in use/, "PORT="]],
     [
-      "the DynamoDB Local port is taken",
-      { DYNAMODB_PORT: String(heldPort) },
-      [/already in use/, /DYNAMODB_PORT=/],
+      "DynamoDB Local's port is taken",
+      { DYNAMODB_PORT: held },
+      ["already in use", "DYNAMODB_PORT="],
     ],
-    [
-      "the data folder is a file",
-      { DYNAMODB_DATA_DIR: scratchFile("data-as-file", "") },
-      [/is a file/, /mv /],
-    ],
+    ["the data folder is a file", asFile, ["is a file", "mv "]],
     [
       "another DynamoDB Local build wrote the data",
-      { DYNAMODB_DATA_DIR: join(otherBuild, "..") },
-      [/written by DynamoDB Local dynamodb_local_2023-12-14/, /mv /],
+      folderOf(otherBuild),
+      ["written by DynamoDB Local dynamodb_local_2023-12-14", "mv "],
     ],
-  ])("when %s", async (_, settings, phrases) => {
-    const outcome = await start(settings);
-    expectOneCleanMessage(outcome, ...phrases);
-    expect(await running(outcome.settings.DYNAMODB_DATA_DIR)).toBe(false);
-  });
+    // DynamoDB Local starts on this one, and is stopped again.
+    ["the data in the folder cannot be read", folderOf(damaged), ["cannot use the data in", "mv "]],
+  ])("when %s", (_, settings, phrases) => startRefuses(settings, phrases), 180_000);
 
   it("when npm install has not run", async () => {
     const bare = join(scratch, "checkout-without-packages");
@@ -190,15 +172,6 @@ describe("npm start refuses, before starting anything", () => {
     for (const path of ["scripts", "config", "lib", "package.json"]) {
       cpSync(join(root, path), join(bare, path), { recursive: true });
     }
-    expectOneCleanMessage(await start({}, bare), /not installed/, /npm install/);
+    await startRefuses({}, [/not installed/, /npm install/], bare);
   });
-});
-
-describe("npm start stops DynamoDB Local again", () => {
-  it("when the data in the folder cannot be read", async () => {
-    const data = scratchFile("data-damaged/shared-local-instance.db", "not an SQLite database\n");
-    const outcome = await start({ DYNAMODB_DATA_DIR: join(data, "..") });
-    expectOneCleanMessage(outcome, /cannot use the data in/, /mv /);
-    expect(await running(join(data, ".."))).toBe(false);
-  }, 180_000);
 });

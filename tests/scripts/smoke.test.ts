@@ -2,13 +2,7 @@
 // passes and leaves no post behind; against a service broken on purpose (a proxy in front of the
 // same stack) it fails and names the rule; with the JWT authorizer on, it needs a token.
 import { spawn } from "node:child_process";
-import {
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  createServer,
-  request,
-} from "node:http";
+import { createServer, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +11,7 @@ import { LEASE_WAIT_MS, leaseOffline, type Offline } from "../helpers/offline.js
 import { SHARED_CONFIGS, SHARED_ORIGIN } from "../helpers/offline-configs.js";
 import { runScript } from "../helpers/run-script.js";
 import { token as mintToken } from "../helpers/tokens.js";
+import { serve } from "./servers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** +05:45, so a check that ignored the zone, or got it by the hour, would show it. */
@@ -24,9 +19,7 @@ const ZONE = SHARED_CONFIGS.open.timeZone;
 
 /** Runs the smoke; resolves with its exit code and output whatever the code. */
 async function smoke(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.API_TOKEN;
-  delete env.TIME_ZONE;
+  const env = { ...process.env, API_TOKEN: undefined, TIME_ZONE: undefined };
   const { code, stdout, stderr } = await runScript("scripts/smoke.mjs", args, env, 90_000);
   return { code, output: stdout + stderr };
 }
@@ -34,74 +27,44 @@ async function smoke(args: string[]) {
 const storedPosts = async (api: Offline) =>
   (await api.table.items()).filter((item) => Number(item.id) > 0);
 
-/**
- * A proxy in front of `upstream` that changes each JSON body with `rewrite`: the service as it
- * would be with one rule broken.
- */
-async function brokenProxy(upstream: string, rewrite: (body: unknown) => unknown) {
-  const target = new URL(upstream);
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const forward = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: req.url,
-        method: req.method,
-        headers: req.headers,
-      },
-      (answer) => {
+/** A proxy in front of `upstream` that changes each body with `rewrite`: one rule broken. */
+function brokenProxy(upstream: string, rewrite: (body: string) => string) {
+  const { hostname: host, port } = new URL(upstream);
+  return serve(
+    createServer((req, res) => {
+      const { method, headers } = req;
+      const forward = request({ host, port, path: req.url, method, headers }, (answer) => {
         const chunks: Buffer[] = [];
         answer.on("data", (chunk: Buffer) => chunks.push(chunk));
         answer.on("end", () => {
           const gzipped = answer.headers["content-encoding"] === "gzip";
           const raw = Buffer.concat(chunks);
-          const text = (gzipped ? gunzipSync(raw) : raw).toString("utf8");
-          const changed = text === "" ? "" : JSON.stringify(rewrite(JSON.parse(text)));
+          const changed = rewrite((gzipped ? gunzipSync(raw) : raw).toString("utf8"));
           const body = gzipped ? gzipSync(changed) : Buffer.from(changed);
-          const headers = { ...answer.headers, "content-length": String(body.length) };
-          res.writeHead(answer.statusCode ?? 502, headers).end(body);
+          const sent = { ...answer.headers, "content-length": String(body.length) };
+          res.writeHead(answer.statusCode ?? 502, sent).end(body);
         });
-      },
-    );
-    req.pipe(forward);
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+      });
+      req.pipe(forward);
+    }),
+  );
 }
 
-/** Every `YYYY-DD-MM HH:MM:SS` in a body moved three hours on: a service ignoring its zone. */
-function shiftTimestamps(body: unknown): unknown {
-  if (Array.isArray(body)) return body.map(shiftTimestamps);
-  if (body && typeof body === "object") {
-    return Object.fromEntries(
-      Object.entries(body).map(([key, value]) => [
-        key,
-        key.endsWith("_at") && typeof value === "string"
-          ? value.replace(
-              / (\d{2}):/,
-              (_, hour: string) => ` ${String((Number(hour) + 3) % 24).padStart(2, "0")}:`,
-            )
-          : value,
-      ]),
-    );
-  }
-  return body;
+/** A lease of a shared stack for the tests of a describe. */
+function leased(config: "open" | "auth") {
+  const stack = {} as { api: Offline };
+  beforeAll(async () => {
+    stack.api = await leaseOffline(config);
+  }, LEASE_WAIT_MS);
+  afterAll(() => stack.api?.stop());
+  return stack;
 }
 
 describe("npm run smoke against the local stack", () => {
-  let api: Offline;
-  beforeAll(async () => {
-    api = await leaseOffline("open");
-  }, LEASE_WAIT_MS);
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const stack = leased("open");
 
   it("passes every step, one line each, and leaves no post behind", async () => {
+    const { api } = stack;
     const { code, output } = await smoke(["--url", api.baseUrl, "--time-zone", ZONE]);
     expect(output).toMatch(/smoke: every step passed/);
     expect(code).toBe(0);
@@ -113,44 +76,42 @@ describe("npm run smoke against the local stack", () => {
     expect(await storedPosts(api)).toEqual([]);
   });
 
-  it("fails when the service drops detail, naming the step and the rule, and still cleans up", async () => {
-    const proxy = await brokenProxy(api.baseUrl, (body) => {
-      if (body && typeof body === "object" && "detail" in body) return {};
-      return body;
-    });
-    try {
-      const { code, output } = await smoke(["--url", proxy.url, "--time-zone", ZONE]);
-      expect(code).toBe(1);
-      expect(output).toMatch(
+  it.each([
+    [
+      "drops detail, naming the step and the rule",
+      (body: string) => (body.startsWith("{") && "detail" in JSON.parse(body) ? "{}" : body),
+      [
         /^FAIL {2}bad input: a create without content: detail undefined, not "Missing required fields: content"$/m,
-      );
-      expect(output).toMatch(
         /^FAIL {2}get after delete: GET \/api\/post\/\d+: detail undefined, not "Blog post #\d+ not found"$/m,
-      );
-      expect(output).toMatch(/^ok {4}create: /m);
-      expect(output).toMatch(/smoke: 2 step\(s\) failed/);
-    } finally {
-      await proxy.close();
-    }
-    expect(await storedPosts(api)).toEqual([]);
-  });
-
-  it("fails when timestamps are not the time in the service's zone", async () => {
-    const proxy = await brokenProxy(api.baseUrl, shiftTimestamps);
+        /^ok {4}create: /m,
+        /smoke: 2 step\(s\) failed/,
+      ],
+    ],
+    [
+      "shows timestamps that are not the time in its zone",
+      // Every `YYYY-DD-MM HH:MM:SS` moved three hours on: a service ignoring its zone.
+      (body: string) =>
+        body.replace(/("\w+_at":"\d{4}-\d{2}-\d{2} )(\d{2})/g, (_, head: string, hour: string) => {
+          return head + String((Number(hour) + 3) % 24).padStart(2, "0");
+        }),
+      [
+        /^FAIL {2}timestamps: created_at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} is not the time now in Asia\/Kathmandu/m,
+      ],
+    ],
+  ])("fails when the service %s, and still cleans up", async (_, rewrite, lines) => {
+    const proxy = await brokenProxy(stack.api.baseUrl, rewrite);
     try {
       const { code, output } = await smoke(["--url", proxy.url, "--time-zone", ZONE]);
-      expect(code).toBe(1);
-      expect(output).toMatch(
-        /^FAIL {2}timestamps: created_at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} is not the time now in Asia\/Kathmandu/m,
-      );
+      expect(code, output).toBe(1);
+      for (const line of lines) expect(output).toMatch(line);
     } finally {
       await proxy.close();
     }
-    expect(await storedPosts(api)).toEqual([]);
+    expect(await storedPosts(stack.api)).toEqual([]);
   });
 
   it("deletes the posts it made when interrupted, and exits 130", async () => {
-    const child = spawn(process.execPath, ["scripts/smoke.mjs", "--url", api.baseUrl], {
+    const child = spawn(process.execPath, ["scripts/smoke.mjs", "--url", stack.api.baseUrl], {
       cwd: root,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -165,7 +126,7 @@ describe("npm run smoke against the local stack", () => {
     expect(await exited).toBe(130);
     expect(output).toMatch(/smoke: interrupted; the posts it made are deleted/);
     expect(output).not.toMatch(/every step passed/);
-    expect(await storedPosts(api)).toEqual([]);
+    expect(await storedPosts(stack.api)).toEqual([]);
   });
 
   it("says in one line when the service cannot be reached, and exits 1", async () => {
@@ -190,26 +151,19 @@ describe("npm run smoke against the local stack", () => {
 });
 
 describe("npm run smoke against a stack whose writes need a token", () => {
-  let api: Offline;
-  beforeAll(async () => {
-    api = await leaseOffline("auth");
-  }, LEASE_WAIT_MS);
-  afterAll(async () => {
-    await api?.stop();
-  });
+  const stack = leased("auth");
 
   it("reports 401 without a token and passes with one, CORS for a browser app included", async () => {
-    const token = await mintToken();
-    const without = await smoke(["--url", api.baseUrl]);
+    const url = ["--url", stack.api.baseUrl];
+    const without = await smoke(url);
     expect(without.code).toBe(1);
     expect(without.output).toMatch(
       /^FAIL {2}auth: writes need a token \(401 without one\): pass --token/m,
     );
     const withToken = await smoke([
-      "--url",
-      api.baseUrl,
+      ...url,
       "--token",
-      token,
+      await mintToken(),
       "--origin",
       SHARED_ORIGIN,
     ]);
@@ -219,6 +173,6 @@ describe("npm run smoke against a stack whose writes need a token", () => {
     );
     expect(withToken.output).toMatch(/smoke: every step passed/);
     expect(withToken.code).toBe(0);
-    expect(await storedPosts(api)).toEqual([]);
+    expect(await storedPosts(stack.api)).toEqual([]);
   });
 });

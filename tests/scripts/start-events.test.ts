@@ -23,10 +23,7 @@ const stopApi = async () => {
   running = undefined;
 };
 
-/**
- * A write, sent again as a client would when a loaded machine makes its first try fail with a
- * 5xx: the same Idempotency-Key, so a create that did land is not made twice.
- */
+/** A write, sent again after a 5xx (a loaded machine) with the same Idempotency-Key. */
 async function call(method: string, path: string, body?: unknown) {
   const headers = { "content-type": "application/json", "idempotency-key": `k-${Math.random()}` };
   for (let tries = 1; ; tries += 1) {
@@ -67,8 +64,7 @@ describe("npm start with WEBHOOK_URL", () => {
     await startApi(withWebhook());
     const after = await call("POST", "", { title: "after", content: "c" });
     const updated = await call("PUT", `/${before.id}`, { title: "edited" });
-    // Long enough for a first try refused on a loaded machine and its retry 5 s later; npm start's
-    // own lines say why when even that is not enough.
+    // Long enough for a retry 5 s after a first try refused; npm start's lines say why if not.
     await subscriber
       .waitFor((all) => all.length >= 2, 60_000)
       .catch((error: Error) => {
@@ -88,7 +84,7 @@ describe("npm start with WEBHOOK_URL", () => {
     await stopApi();
     await startApi(withWebhook());
     const count = subscriber.deliveries.length;
-    // Post 1 is the one made before events were on.
+    // Post 1, made before events were on.
     expect((await fetch(`${running?.base}/1`, { method: "DELETE" })).status).toBe(204);
     await subscriber.waitFor((all) => all.length >= count + 1);
     await new Promise((resolve) => setTimeout(resolve, 1_000));

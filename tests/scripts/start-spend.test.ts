@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pMap from "p-map";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import prices from "../../config/prices.json" with { type: "json" };
 import { type NpmStart, startNpmStart } from "../helpers/npm-start.js";
@@ -24,22 +25,15 @@ const send = (method: string, path = "", body?: unknown) =>
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-/** Runs `work` `count` times, four at once. */
-async function fourAtOnce(count: number, work: (i: number) => Promise<unknown>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await work(next++);
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
-}
-
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "start-spend-"));
   api = await startNpmStart(dataDir, { SPEND_LIMIT_USD: LIMIT });
   const content = "x".repeat(10_000);
-  await fourAtOnce(POSTS, async (i) => {
-    expect((await send("POST", "", { title: `post ${i}`, content })).status).toBe(201);
-  });
+  const create = async (i: number) =>
+    (await send("POST", "", { title: `post ${i}`, content })).status;
+  const ids = Array.from({ length: POSTS }, (_, i) => i);
+  const statuses = await pMap(ids, create, { concurrency: 4 });
+  expect(statuses).toEqual(Array(POSTS).fill(201));
 }, 300_000);
 afterAll(async () => {
   await api?.stop();

@@ -1,12 +1,12 @@
 // A test that times out still stops what it started: a vitest run of a fixture whose one test
 // starts DynamoDB Local, serverless-offline and the Lambda runtime client, then hangs past its
 // limit, fails; and none of the three processes is left once that run has ended.
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCommand } from "../helpers/run-script.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const vitest = join(root, "node_modules/vitest/vitest.mjs");
@@ -33,19 +33,17 @@ describe("a test file that times out", () => {
   it("fails, and leaves no Java, serverless or runtime process behind", async () => {
     scratch = await mkdtemp(join(tmpdir(), "test-cleanup-"));
     const pidsFile = join(scratch, "pids.json");
-    const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        [vitest, "run", "--config", config],
-        { cwd: root, env: { ...process.env, CLEANUP_PIDS_FILE: pidsFile }, timeout: 200_000 },
-        (error, stdout, stderr) =>
-          resolve({ code: error ? Number(error.code ?? -1) : 0, output: `${stdout}${stderr}` }),
-      );
-    });
-    expect(code, output).toBe(1);
+    const env = { ...process.env, CLEANUP_PIDS_FILE: pidsFile };
+    const run = await runCommand(
+      process.execPath,
+      [vitest, "run", "--config", config],
+      env,
+      200_000,
+    );
+    const output = `${run.stdout}${run.stderr}`;
+    expect(run.code, output).toBe(1);
     expect(output).toContain("Test timed out in 1000ms");
-    const pids = JSON.parse(await readFile(pidsFile, "utf8")) as number[];
-    leftover = pids;
+    const pids = (leftover = JSON.parse(await readFile(pidsFile, "utf8")) as number[]);
     expect(pids).toHaveLength(3);
     for (const pid of pids) expect(pid).toBeGreaterThan(0);
     // Processes signalled on exit take a moment to be reaped.

@@ -2,13 +2,12 @@
 // (the real services are not reachable from the tests), and with no credentials at all: a token
 // on standard output, or one line saying what to do.
 import { cp, mkdtemp, rm } from "node:fs/promises";
-import { type Server, createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/ports.mjs";
 import { runScript } from "../helpers/run-script.js";
+import { serveBodies, withoutAws } from "./servers.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const CLIENT_ID = "sign-in-client-1";
@@ -18,122 +17,97 @@ const POOL_ID = "eu-west-1_Pool";
 const cognitoCalls: { operation: string; input: Record<string, unknown> }[] = [];
 /** Whether the stand-in's pool has the deploy user yet. */
 let userExists = false;
-let server: Server;
-let base = "";
-let home = "";
+let aws: Awaited<ReturnType<typeof serveBodies>>;
 
-const outputsXml = (outputs: Record<string, string>) =>
-  Object.entries(outputs)
-    .map(
-      ([key, value]) =>
-        `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`,
-    )
-    .join("");
+/** Each stack's outputs, as DescribeStacks lists them. */
+const STACKS: Record<string, Record<string, string>> = {
+  "blog-post-api-prod": {
+    ServiceEndpoint: "https://api.example",
+    UserPoolId: POOL_ID,
+    SignInClientId: CLIENT_ID,
+    WriterGroup: "writers",
+    WriteScope: "blog/write",
+  },
+  "blog-post-api-open": { ServiceEndpoint: "https://api.example" },
+};
 
 /** DescribeStacks as CloudFormation answers it (query protocol, XML), per stack name. */
 function describeStacks(stackName: string): { status: number; xml: string } {
-  const stacks: Record<string, Record<string, string>> = {
-    "blog-post-api-prod": {
-      ServiceEndpoint: "https://api.example",
-      UserPoolId: POOL_ID,
-      SignInClientId: CLIENT_ID,
-      WriterGroup: "writers",
-      WriteScope: "blog/write",
-    },
-    "blog-post-api-open": { ServiceEndpoint: "https://api.example" },
-  };
-  const outputs = stacks[stackName];
+  const outputs = STACKS[stackName];
   if (!outputs) {
     return {
       status: 400,
       xml: `<ErrorResponse><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${stackName} does not exist</Message></Error><RequestId>1</RequestId></ErrorResponse>`,
     };
   }
+  const members = Object.entries(outputs).map(
+    ([key, value]) =>
+      `<member><OutputKey>${key}</OutputKey><OutputValue>${value}</OutputValue></member>`,
+  );
   return {
     status: 200,
-    xml: `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>${stackName}</StackName><StackStatus>CREATE_COMPLETE</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime><Outputs>${outputsXml(outputs)}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></DescribeStacksResponse>`,
+    xml: `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>${stackName}</StackName><StackStatus>CREATE_COMPLETE</StackStatus><CreationTime>2026-01-01T00:00:00Z</CreationTime><Outputs>${members.join("")}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>1</RequestId></ResponseMetadata></DescribeStacksResponse>`,
   };
 }
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), "blog-post-token-home-"));
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    req.on("end", () => {
-      const target = req.headers["x-amz-target"];
-      if (typeof target === "string" && target.startsWith("AWSCognitoIdentityProviderService.")) {
-        const operation = target.split(".")[1] ?? "";
-        cognitoCalls.push({ operation, input: JSON.parse(body) as Record<string, unknown> });
-        const json = (status: number, answer: object, type?: string) => {
-          const headers = { "content-type": "application/x-amz-json-1.1" };
-          res.writeHead(status, type ? { ...headers, "x-amzn-errortype": type } : headers);
-          res.end(JSON.stringify(answer));
-        };
-        if (operation === "AdminCreateUser" && userExists) {
-          json(400, { message: "User account already exists" }, "UsernameExistsException");
-        } else if (operation === "AdminInitiateAuth") {
-          json(200, { AuthenticationResult: { AccessToken: "eyJ.token.here", ExpiresIn: 3600 } });
-        } else {
-          if (operation === "AdminCreateUser") userExists = true;
-          json(200, {});
-        }
-      } else {
-        const { status, xml } = describeStacks(new URLSearchParams(body).get("StackName") ?? "");
-        res.writeHead(status, { "content-type": "text/xml" }).end(xml);
-      }
-    });
+  aws = await serveBodies((request, body, response) => {
+    const target = String(request.headers["x-amz-target"]);
+    if (!target.startsWith("AWSCognitoIdentityProviderService.")) {
+      const { status, xml } = describeStacks(new URLSearchParams(body).get("StackName") ?? "");
+      return response.writeHead(status, { "content-type": "text/xml" }).end(xml);
+    }
+    const operation = target.split(".")[1] ?? "";
+    cognitoCalls.push({ operation, input: JSON.parse(body) as Record<string, unknown> });
+    const json = (status: number, answer: object, type?: string) => {
+      const headers = { "content-type": "application/x-amz-json-1.1" };
+      response.writeHead(status, type ? { ...headers, "x-amzn-errortype": type } : headers);
+      response.end(JSON.stringify(answer));
+    };
+    if (operation === "AdminCreateUser" && userExists) {
+      json(400, { message: "User account already exists" }, "UsernameExistsException");
+    } else if (operation === "AdminInitiateAuth") {
+      json(200, { AuthenticationResult: { AccessToken: "eyJ.token.here", ExpiresIn: 3600 } });
+    } else {
+      if (operation === "AdminCreateUser") userExists = true;
+      json(200, {});
+    }
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${port}`;
 });
 
-afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await rm(home, { recursive: true, force: true });
-});
+afterAll(() => aws?.close());
 
-/** The environment of a shell with no AWS settings at all, plus `settings`. */
-function bareEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("AWS_")),
-  );
-  // No ~/.aws files, and no instance metadata service to ask (the tests stay on loopback).
-  return { ...env, HOME: home, AWS_EC2_METADATA_DISABLED: "true", ...settings };
-}
+/** No ~/.aws files, and no instance metadata service to ask (the tests stay on loopback). */
+const bareEnv = (settings: Record<string, string>) =>
+  withoutAws({ HOME: "/nonexistent", AWS_EC2_METADATA_DISABLED: "true", ...settings });
 
-async function token(args: string[], settings: Record<string, string>) {
-  return runScript("scripts/token.mjs", args, bareEnv(settings));
-}
+const token = (args: string[], settings: Record<string, string>) =>
+  runScript("scripts/token.mjs", args, bareEnv(settings));
 
 const standIns = () => ({
   AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
   AWS_SECRET_ACCESS_KEY: "example",
-  AWS_ENDPOINT_URL_CLOUDFORMATION: base,
-  AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: base,
+  AWS_ENDPOINT_URL_CLOUDFORMATION: aws.url,
+  AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: aws.url,
 });
+
+/** Expects the one line, alone on standard error, and exit code 2. */
+function expectOneLine(run: Awaited<ReturnType<typeof token>>, message: RegExp) {
+  expect(run).toMatchObject({ code: 2, stdout: "" });
+  expect(run.stderr).toMatch(message);
+  expect(run.stderr.trim().split("\n")).toHaveLength(1);
+}
 
 describe("npm run token", () => {
   it("creates the deploy user once, and prints its access token, alone, each time", async () => {
     for (const run of [1, 2]) {
       cognitoCalls.length = 0;
-      const { code, stdout, stderr } = await token(
-        ["--stage", "prod", "--region", "eu-west-1"],
-        standIns(),
+      const done = await token(["--stage", "prod", "--region", "eu-west-1"], standIns());
+      expect(done).toEqual({ code: 0, stdout: "eyJ.token.here\n", stderr: "" });
+      const operations = cognitoCalls.map((call) => call.operation).join(" ");
+      expect(operations, `run ${run}`).toBe(
+        "AdminCreateUser AdminAddUserToGroup AdminSetUserPassword AdminInitiateAuth",
       );
-      expect(stderr).toBe("");
-      expect(stdout).toBe("eyJ.token.here\n");
-      expect(code).toBe(0);
-      expect(
-        cognitoCalls.map((call) => call.operation),
-        `run ${run}`,
-      ).toEqual([
-        "AdminCreateUser",
-        "AdminAddUserToGroup",
-        "AdminSetUserPassword",
-        "AdminInitiateAuth",
-      ]);
     }
     const [create, group, password, signIn] = cognitoCalls.map((call) => call.input);
     const Username = "deploy@blog-post-api-prod.invalid";
@@ -162,33 +136,19 @@ describe("npm run token", () => {
     ],
     [["--stage"], /^token: Option '--stage <value>' argument missing \(see --help\)/],
   ])("for %j says what to do in one line and exits 2", async (args, message) => {
-    const { code, stdout, stderr } = await token(args, standIns());
-    expect(code).toBe(2);
-    expect(stdout).toBe("");
-    expect(stderr).toMatch(message);
-    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expectOneLine(await token(args, standIns()), message);
   });
 
-  it("before npm install says to run it, in one line", async () => {
+  it("without AWS credentials, or before npm install, says so in one line and exits 2", async () => {
+    const noCredentials = await token(["--stage", "prod"], {});
+    expectOneLine(noCredentials, /^token: no AWS credentials found: set AWS_PROFILE/);
     const bare = await mkdtemp(join(tmpdir(), "blog-post-token-bare-"));
     try {
       await cp(join(root, "scripts"), join(bare, "scripts"), { recursive: true });
-      const { code, stderr } = await runScript("scripts/token.mjs", [], bareEnv({}), 30_000, bare);
-      expect(code).toBe(2);
-      expect(stderr.trim()).toMatch(
-        /^token: @aws-sdk\/client-\S+ is not installed: run npm install/,
-      );
-      expect(stderr.trim().split("\n")).toHaveLength(1);
+      const run = await runScript("scripts/token.mjs", [], bareEnv({}), 30_000, bare);
+      expectOneLine(run, /^token: @aws-sdk\/client-\S+ is not installed: run npm install/);
     } finally {
       await rm(bare, { recursive: true, force: true });
     }
-  });
-
-  it("without AWS credentials says so in one line, no stack trace, and exits 2", async () => {
-    const { code, stdout, stderr } = await token(["--stage", "prod"], {});
-    expect(code).toBe(2);
-    expect(stdout).toBe("");
-    expect(stderr.trim()).toMatch(/^token: no AWS credentials found: set AWS_PROFILE/);
-    expect(stderr.trim().split("\n")).toHaveLength(1);
   });
 });

@@ -1,6 +1,5 @@
-// Unit: the layers' boundaries in eslint.config.js fire. Each forbidden import is linted as if
-// it stood in a file of that folder and must be refused by its rule; the allowed imports beside
-// it must pass, so a rule that refused everything would fail here too.
+// Unit: the layers' boundaries in eslint.config.js refuse each forbidden import (linted as if in
+// that folder) and pass the allowed ones, so a rule that refused everything would fail too.
 import { fileURLToPath } from "node:url";
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";

@@ -26,27 +26,16 @@ describe("openapi.yaml", () => {
     expect(result.valid).toBe(true);
   });
 
-  it("accepts what the service answers", () => {
-    const validators = { etag: '"abc"', "cache-control": "no-cache" };
-    expect(() =>
-      assertMatchesContract("GET", "/api/post", seen(200, [post], validators)),
-    ).not.toThrow();
-    expect(() =>
-      assertMatchesContract("GET", "/api/post", seen(304, undefined, { etag: '"abc"' })),
-    ).not.toThrow();
-    expect(() =>
-      assertMatchesContract("POST", "/api/post", seen(201, post, { location: "/api/post/1" })),
-    ).not.toThrow();
-    expect(() =>
-      assertMatchesContract("DELETE", "/api/post/1", seen(204, undefined)),
-    ).not.toThrow();
-    expect(() =>
-      assertMatchesContract("GET", "/api/post/9", seen(404, { detail: "Blog post #9 not found" })),
-    ).not.toThrow();
+  it.each([
+    ["GET", "/api/post", seen(200, [post], { etag: '"abc"', "cache-control": "no-cache" })],
+    ["GET", "/api/post", seen(304, undefined, { etag: '"abc"' })],
+    ["POST", "/api/post", seen(201, post, { location: "/api/post/1" })],
+    ["DELETE", "/api/post/1", seen(204, undefined)],
+    ["GET", "/api/post/9", seen(404, { detail: "Blog post #9 not found" })],
     // The gateway's answer for a function that gave none, by the 5XX range.
-    expect(() =>
-      assertMatchesContract("PUT", "/api/post/9", seen(502, { detail: "Internal server error" })),
-    ).not.toThrow();
+    ["PUT", "/api/post/9", seen(502, { detail: "Internal server error" })],
+  ])("accepts what the service answers to %s %s", (method, path, response) => {
+    expect(() => assertMatchesContract(method, path, response)).not.toThrow();
   });
 
   it.each([

@@ -1,6 +1,5 @@
-// Unit: every relative link in the README and docs/ leads to a file that exists, and every
-// anchor to a heading of its page; every path they name in code is in the repository (or is an
-// output git ignores); and each checker itself fails on a broken one.
+// Unit: the README's and docs/' relative links and anchors resolve, the paths they name in code
+// exist (or are ignored outputs), and each checker fails on a broken one.
 import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -21,17 +20,6 @@ const pages = [
     .map((name) => `docs/${name}`),
 ];
 
-describe("the docs' links", () => {
-  it("cover the README and at least one docs page", () => {
-    expect(pages.length).toBeGreaterThan(1);
-  });
-
-  it.each(pages)("%s: every relative link resolves", (page) => {
-    const markdown = readFileSync(`${root}${page}`, "utf8");
-    expect(brokenLinks(root, page, markdown)).toEqual([]);
-  });
-});
-
 /** Every tracked file, and every folder holding one. */
 const tracked = new Set(
   execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
@@ -44,10 +32,16 @@ folders.push(".ci");
 const ignoredByGit = (path: string) =>
   spawnSync("git", ["check-ignore", "-q", path], { cwd: root }).status === 0;
 
-describe("the paths the docs name", () => {
-  // docs/history.md tells of files as they were, some since removed.
-  it.each(pages.filter((page) => page !== "docs/history.md"))("%s: each exists", (page) => {
-    const named = namedPaths(readFileSync(`${root}${page}`, "utf8"), folders);
+describe("the docs", () => {
+  it("cover the README and at least one docs page", () => {
+    expect(pages.length).toBeGreaterThan(1);
+  });
+
+  it.each(pages)("%s: every relative link resolves, every path it names exists", (page) => {
+    const markdown = readFileSync(`${root}${page}`, "utf8");
+    expect(brokenLinks(root, page, markdown)).toEqual([]);
+    // docs/history.md tells of files as they were, some since removed.
+    const named = page === "docs/history.md" ? [] : namedPaths(markdown, folders);
     expect(missingPaths(named, tracked, ignoredByGit)).toEqual([]);
   });
 
@@ -71,12 +65,13 @@ describe("the link checker", () => {
     "```",
   ].join("\n");
 
-  it("reads only relative links outside code", () => {
+  it("reads only relative links outside code, and passes those that resolve", () => {
     expect(relativeLinks(page)).toEqual([
       "docs/design.md",
       "package.json",
       "#two-words-code-and-more",
     ]);
+    expect(brokenLinks(root, "README.md", page)).toEqual([]);
   });
 
   it("makes GitHub's anchors, numbering repeated headings", () => {
@@ -86,10 +81,6 @@ describe("the link checker", () => {
       "c-d",
       "the-npm-test-run",
     ]);
-  });
-
-  it("passes links that resolve", () => {
-    expect(brokenLinks(root, "README.md", page)).toEqual([]);
   });
 
   it("reports a missing file, a missing heading and a path outside the repository", () => {

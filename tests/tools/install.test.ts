@@ -1,8 +1,6 @@
-// Tools: what a newcomer installs. The project admits only the Node the functions run on, and npm
-// refuses it under any other before running a script. `npm install` needs only Node. Every install script the lockfile names is reviewed in
-// package.json's allowScripts, and `npm rebuild --foreground-scripts` (which runs each of them)
-// passes under a PATH holding only Node and a shell: no cmake, make or C compiler. A package whose install
-// script needs cmake is first shown to fail under the same PATH.
+// Tools: what a newcomer installs. npm admits only the functions' Node; every install script the
+// lockfile names is reviewed in allowScripts and runs with only Node and a shell on the PATH (no
+// cmake or compiler), where a script needing cmake is first shown to fail.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { symlinkSync, writeFileSync } from "node:fs";
@@ -16,10 +14,9 @@ import { RUNTIME_NODE_VERSION } from "../../scripts/runtime-node.mjs";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TOOLCHAIN = ["cmake", "make", "cc", "gcc", "g++", "c++"];
 
-interface Lockfile {
-  packages: Record<string, { hasInstallScript?: boolean; dev?: boolean }>;
-}
-const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as Lockfile;
+const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+  packages: Record<string, { hasInstallScript?: boolean }>;
+};
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   allowScripts: Record<string, boolean>;
   engines: { node: string };
@@ -33,8 +30,7 @@ const semver = createRequire(import.meta.url)("semver") as {
 const scratch = mkdtempSync(join(tmpdir(), "install-scripts-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-// A folder holding only `node` and the shell npm runs scripts in: npm itself is run by that node
-// from wherever it is installed.
+// A PATH of only `node` and the shell npm runs scripts in; npm itself is run from where it is.
 const bin = join(scratch, "bin");
 mkdirSync(bin);
 symlinkSync(process.execPath, join(bin, "node"));
@@ -103,14 +99,11 @@ describe("the project's install", () => {
     });
   });
 
-  it("hides every compiler from the PATH it checks under", () => {
-    const found = (command: string, env: NodeJS.ProcessEnv) =>
-      spawnSync("/bin/sh", ["-c", `command -v ${command}`], { env }).status === 0;
-    expect(found("node", onlyNode)).toBe(true);
-    for (const command of TOOLCHAIN) expect(found(command, onlyNode), command).toBe(false);
-  });
-
-  it("fails a package whose install script needs cmake, under that PATH", () => {
+  it("hides every compiler from the PATH it checks under, where a script needing cmake fails", () => {
+    const found = (command: string) =>
+      spawnSync("/bin/sh", ["-c", `command -v ${command}`], { env: onlyNode }).status === 0;
+    expect(found("node")).toBe(true);
+    for (const command of TOOLCHAIN) expect(found(command), command).toBe(false);
     const project = scratchProject("needs-cmake", {
       name: "fixture",
       version: "1.0.0",

@@ -1,7 +1,5 @@
-// Tools: the code's shape holds, so each rule stays in a file and a function one can read in
-// one sitting: lib/ files of at most 170 lines, functions of at most 40, handlers of at most 12,
-// and no mutable module state in lib/ outside the composition root (lib/app/). Each check is
-// first shown to fail on a small sample.
+// Tools: lib/ files of at most 170 lines and functions of 40, handlers of 12, no mutable module
+// state in lib/ outside lib/app/; each check first shown to fail on a sample.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

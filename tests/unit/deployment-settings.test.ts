@@ -6,20 +6,22 @@ import { describe, expect, it } from "vitest";
 // config/ is CommonJS without types.
 type Env = NodeJS.ProcessEnv;
 const require = createRequire(import.meta.url);
-const { readAuth } = require("../../config/auth.cjs");
-const { openWritesProblem } = require("../../config/open-writes-guard.cjs");
-const { domainPrefix } = require("../../config/user-pool.cjs");
-const { readAlarmSettings } = require("../../config/alarms.cjs");
-const { readApplicationLogLevel } = require("../../config/logging.cjs");
-const { spendLimitSetting } = require("../../config/settings.cjs");
-const { positiveInteger, readReservedConcurrency } = require("../../config/limits.cjs");
-const { readRateLimit } = require("../../config/waf.cjs");
-const { readStageSettings } = require("../../config/rest-stage.cjs");
-const { readSubscribers } = require("../../config/events.cjs");
-const { allowOriginParameter, gatewayResponses } = require("../../config/gateway-responses.cjs");
+const config = (name: string) => require(`../../config/${name}.cjs`);
+const { readAuth } = config("auth");
+const { openWritesProblem } = config("open-writes-guard");
+const { domainPrefix } = config("user-pool");
+const { readAlarmSettings } = config("alarms");
+const { readApplicationLogLevel } = config("logging");
+const { spendLimitSetting } = config("settings");
+const { positiveInteger, readReservedConcurrency } = config("limits");
+const { readRateLimit } = config("waf");
+const { readStageSettings } = config("rest-stage");
+const { readSubscribers } = config("events");
+const { allowOriginParameter, gatewayResponses } = config("gateway-responses");
 
 const ISSUER = { AUTH_ISSUER_URL: "https://i.example" };
 const POOL = { AUTH_USER_POOL: "true" };
+const NONE = { writeScope: undefined, reads: false, userPool: false, machineClient: false };
 
 describe("readAuth", () => {
   it.each([
@@ -31,36 +33,22 @@ describe("readAuth", () => {
   });
 
   it("reads a comma-separated audience, an optional scope and AUTH_READS", () => {
-    expect(readAuth({ ...ISSUER, AUTH_AUDIENCE: " a, ,b ", AUTH_READS: "true" })).toEqual({
-      issuerUrl: "https://i.example",
-      audience: ["a", "b"],
-      writeScope: undefined,
-      reads: true,
-      userPool: false,
-      machineClient: false,
-    });
-    expect(readAuth({ ...ISSUER, AUTH_AUDIENCE: "a", AUTH_WRITE_SCOPE: "w" })).toMatchObject({
-      writeScope: "w",
-      reads: false,
-      userPool: false,
-    });
+    const read = { ...NONE, issuerUrl: "https://i.example", audience: ["a", "b"], reads: true };
+    expect(readAuth({ ...ISSUER, AUTH_AUDIENCE: " a, ,b ", AUTH_READS: "true" })).toEqual(read);
+    const scoped = readAuth({ ...ISSUER, AUTH_AUDIENCE: "a", AUTH_WRITE_SCOPE: "w" });
+    expect(scoped).toMatchObject({ writeScope: "w", reads: false, userPool: false });
   });
 
   it("with AUTH_USER_POOL=true, trusts the stage's pool and the clients allowed its scope", () => {
     expect(readAuth(POOL)).toEqual({
-      issuerUrl: {
-        "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}",
-      },
+      ...NONE,
+      issuerUrl: { "Fn::Sub": "https://cognito-idp.${AWS::Region}.${AWS::URLSuffix}/${UserPool}" },
       audience: [{ Ref: "UserPoolSignInClient" }],
       writeScope: "blog/write",
-      reads: false,
       userPool: true,
-      machineClient: false,
     });
-    expect(readAuth({ ...POOL, AUTH_MACHINE_CLIENT: "true", AUTH_READS: "true" })).toMatchObject({
-      machineClient: true,
-      reads: true,
-    });
+    const machine = readAuth({ ...POOL, AUTH_MACHINE_CLIENT: "true", AUTH_READS: "true" });
+    expect(machine).toMatchObject({ machineClient: true, reads: true });
   });
 
   it.each([
@@ -78,20 +66,16 @@ describe("readAuth", () => {
 
 describe("domainPrefix", () => {
   it("is unique per service, stage and account unless AUTH_POOL_DOMAIN names one", () => {
-    expect(domainPrefix("Prod_EU", {})).toEqual({
-      "Fn::Sub": "blog-post-api-prod-eu-${AWS::AccountId}",
-    });
+    const unique = { "Fn::Sub": "blog-post-api-prod-eu-${AWS::AccountId}" };
+    expect(domainPrefix("Prod_EU", {})).toEqual(unique);
     expect(domainPrefix("prod", { AUTH_POOL_DOMAIN: " my-blog-writers " })).toBe("my-blog-writers");
   });
 
-  it.each(["My-Blog", "-blog", "blog-", "my-aws-blog", "cognito-blog", "x".repeat(64)])(
-    "refuses AUTH_POOL_DOMAIN=%s",
-    (name) => {
-      expect(() => domainPrefix("prod", { AUTH_POOL_DOMAIN: name })).toThrow(
-        /AUTH_POOL_DOMAIN must be 1-63 lowercase letters/,
-      );
-    },
-  );
+  const names = ["My-Blog", "-blog", "blog-", "my-aws-blog", "cognito-blog", "x".repeat(64)];
+  it.each(names)("refuses AUTH_POOL_DOMAIN=%s", (AUTH_POOL_DOMAIN) => {
+    const refusal = /AUTH_POOL_DOMAIN must be 1-63 lowercase letters/;
+    expect(() => domainPrefix("prod", { AUTH_POOL_DOMAIN })).toThrow(refusal);
+  });
 });
 
 describe("openWritesProblem", () => {
@@ -107,78 +91,52 @@ describe("openWritesProblem", () => {
     }
   });
 
-  it("refuses an ALLOW_ANONYMOUS_WRITES that is not true or false", () => {
-    expect(openWritesProblem({ ALLOW_ANONYMOUS_WRITES: "yes" })).toMatch(
-      /ALLOW_ANONYMOUS_WRITES must be true or false/,
-    );
+  it.each([
+    [{ ALLOW_ANONYMOUS_WRITES: "yes" }, /ALLOW_ANONYMOUS_WRITES must be true or false/],
+    [{ ALLOW_ANONYMOUS_WRITES: "true" }, undefined],
+    [{ ...ISSUER, AUTH_AUDIENCE: "blog" }, undefined],
+    [POOL, undefined],
+  ])("%o: %s", (env, problem) => {
+    if (problem) expect(openWritesProblem(env)).toMatch(problem);
+    else expect(openWritesProblem(env)).toBeUndefined();
   });
-
-  it.each([{ ALLOW_ANONYMOUS_WRITES: "true" }, { ...ISSUER, AUTH_AUDIENCE: "blog" }, POOL])(
-    "lets %o through",
-    (env) => {
-      expect(openWritesProblem(env)).toBeUndefined();
-    },
-  );
 });
 
 describe("readReservedConcurrency", () => {
   it("maps each named function to its count", () => {
     expect(readReservedConcurrency({})).toEqual({});
-    expect(readReservedConcurrency({ RESERVED_CONCURRENCY: "getPost=0, deletePost=3," })).toEqual({
-      getPost: 0,
-      deletePost: 3,
-    });
+    const RESERVED_CONCURRENCY = "getPost=0, deletePost=3,";
+    const counts = { getPost: 0, deletePost: 3 };
+    expect(readReservedConcurrency({ RESERVED_CONCURRENCY })).toEqual(counts);
   });
 
-  it.each(["list=3", "listPosts", "listPosts=-1", "listPosts=2.5", "listPosts=many"])(
-    "refuses %s",
-    (entry) => {
-      expect(() => readReservedConcurrency({ RESERVED_CONCURRENCY: entry })).toThrow(
-        /RESERVED_CONCURRENCY entries must be <function>=<count>/,
-      );
-    },
-  );
+  const entries = ["list=3", "listPosts", "listPosts=-1", "listPosts=2.5", "listPosts=many"];
+  it.each(entries)("refuses %s", (RESERVED_CONCURRENCY) => {
+    const refusal = /RESERVED_CONCURRENCY entries must be <function>=<count>/;
+    expect(() => readReservedConcurrency({ RESERVED_CONCURRENCY })).toThrow(refusal);
+  });
 });
 
 describe("positive integer settings", () => {
   it("a table's ceiling is a positive integer, its default when unset", () => {
-    expect(positiveInteger("TABLE_MAX_READ_UNITS", {})).toBe(1000);
-    expect(positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "400" })).toBe(400);
-    expect(() => positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: "0" })).toThrow(
-      'TABLE_MAX_READ_UNITS must be a positive integer, not "0"',
-    );
+    const ceiling = (value?: string) =>
+      positiveInteger("TABLE_MAX_READ_UNITS", { TABLE_MAX_READ_UNITS: value });
+    expect([ceiling(), ceiling("400")]).toEqual([1000, 400]);
+    expect(() => ceiling("0")).toThrow('TABLE_MAX_READ_UNITS must be a positive integer, not "0"');
   });
 
   it("the alarms take their thresholds and ceilings from the settings, or their defaults", () => {
-    expect(readAlarmSettings({})).toEqual({
-      topic: "",
-      latencyMs: 1000,
-      capacityPercent: 80,
-      maxReadUnits: 1000,
-      maxWriteUnits: 200,
-    });
-    const env = {
-      ALARM_TOPIC_ARN: " arn:t ",
-      LATENCY_ALARM_MS: "250",
-      CAPACITY_ALARM_PERCENT: "100",
-      TABLE_MAX_READ_UNITS: "50",
-    };
-    expect(readAlarmSettings(env)).toMatchObject({
-      topic: "arn:t",
-      latencyMs: 250,
-      capacityPercent: 100,
-      maxReadUnits: 50,
-    });
+    const defaults = { latencyMs: 1000, capacityPercent: 80, maxReadUnits: 1000 };
+    expect(readAlarmSettings({})).toEqual({ topic: "", ...defaults, maxWriteUnits: 200 });
+    const env = { ALARM_TOPIC_ARN: " arn:t ", LATENCY_ALARM_MS: "250" };
+    const set = { ...env, CAPACITY_ALARM_PERCENT: "100", TABLE_MAX_READ_UNITS: "50" };
+    const read = { topic: "arn:t", latencyMs: 250, capacityPercent: 100, maxReadUnits: 50 };
+    expect(readAlarmSettings(set)).toMatchObject(read);
   });
 
   it("the stage throttles at 100/200, with access logs and tracing off, by default", () => {
-    expect(readStageSettings({})).toEqual({
-      rateLimit: 100,
-      burstLimit: 200,
-      accessLogs: false,
-      tracing: false,
-      logRetentionDays: 30,
-    });
+    const off = { accessLogs: false, tracing: false, logRetentionDays: 30 };
+    expect(readStageSettings({})).toEqual({ rateLimit: 100, burstLimit: 200, ...off });
   });
 
   // The wording of a positive integer's refusal is positiveInteger's, above.
@@ -195,14 +153,13 @@ describe("positive integer settings", () => {
 });
 
 describe("readRateLimit (WAF_RATE_LIMIT)", () => {
-  it.each([
-    [{}, undefined],
-    [{ WAF_RATE_LIMIT: " 2000 " }, 2000],
-    [{ WAF_RATE_LIMIT: "10" }, 10],
-    [{ WAF_RATE_LIMIT: "off" }, undefined],
-  ])("reads %o as %s", (env, expected) => {
-    expect(readRateLimit(env)).toBe(expected);
-  });
+  const reads = { " 2000 ": 2000, "10": 10, off: undefined };
+  it.each([[undefined, undefined], ...Object.entries(reads)])(
+    "reads %j as %s",
+    (WAF_RATE_LIMIT, expected) => {
+      expect(readRateLimit(WAF_RATE_LIMIT === undefined ? {} : { WAF_RATE_LIMIT })).toBe(expected);
+    },
+  );
 
   it.each(["9", "0", "-5", "1e3", "lots", "OFF", "12.5"])("refuses %j in one line", (value) => {
     expect(() => readRateLimit({ WAF_RATE_LIMIT: value })).toThrow(
@@ -247,14 +204,12 @@ describe("the gateway's own answers", () => {
   type Answer = {
     Properties: { ResponseType: string; ResponseParameters: Record<string, string> };
   };
+  const EXPOSE = "gatewayresponse.header.Access-Control-Expose-Headers";
   /** Each answer type's Access-Control-Expose-Headers, with these settings. */
   const exposed = (env: Env) =>
     Object.fromEntries(
       Object.values<Answer>(gatewayResponses({ Ref: "ApiGatewayRestApi" }, env)).map(
-        ({ Properties }) => [
-          Properties.ResponseType,
-          Properties.ResponseParameters["gatewayresponse.header.Access-Control-Expose-Headers"],
-        ],
+        ({ Properties }) => [Properties.ResponseType, Properties.ResponseParameters[EXPOSE]],
       ),
     );
 
@@ -276,9 +231,10 @@ describe("the functions' settings as serverless hands them over", () => {
   });
 
   it("SPEND_LIMIT_USD is off or the dollars as written, 10 by default", () => {
-    expect(spendLimitSetting({})).toBe("10");
-    expect(spendLimitSetting({ SPEND_LIMIT_USD: " OFF " })).toBe("off");
-    expect(spendLimitSetting({ SPEND_LIMIT_USD: " 0.0000001 " })).toBe("0.0000001");
+    const limits = ["", " OFF ", " 0.0000001 "].map((SPEND_LIMIT_USD) =>
+      spendLimitSetting(SPEND_LIMIT_USD ? { SPEND_LIMIT_USD } : {}),
+    );
+    expect(limits).toEqual(["10", "off", "0.0000001"]);
     expect(() => spendLimitSetting({ SPEND_LIMIT_USD: "-1" })).toThrow(/^SPEND_LIMIT_USD /);
   });
 });

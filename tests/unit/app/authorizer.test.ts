@@ -13,12 +13,9 @@ const BASE = { AUTH_ISSUER_URL: " https://issuer.example ", AUTH_AUDIENCE: " a ,
 
 describe("readAuthorizerSettings", () => {
   it("reads the issuer, the audiences and the scope, trimmed, and checks signatures on AWS", () => {
-    expect(readAuthorizerSettings({ ...BASE, AUTH_WRITE_SCOPE: " blog/write " })).toEqual({
-      issuer: "https://issuer.example",
-      audiences: ["a", "b"],
-      writeScope: "blog/write",
-      verifySignature: true,
-    });
+    const read = { issuer: "https://issuer.example", audiences: ["a", "b"], verifySignature: true };
+    const scoped = readAuthorizerSettings({ ...BASE, AUTH_WRITE_SCOPE: " blog/write " });
+    expect(scoped).toEqual({ ...read, writeScope: "blog/write" });
     expect(readAuthorizerSettings(BASE).writeScope).toBeUndefined();
     expect(readAuthorizerSettings({ ...BASE, AUTH_WRITE_SCOPE: "" }).writeScope).toBeUndefined();
   });
@@ -31,10 +28,8 @@ describe("readAuthorizerSettings", () => {
   });
 
   it("builds the authorizer from the environment, refusing a token without a header", async () => {
-    const authorize = buildAuthorizer(BASE);
-    await expect(
-      authorize({ type: "TOKEN", authorizationToken: "", methodArn: "arn:x:y/dev/GET/api/post" }),
-    ).rejects.toThrow(/^Unauthorized$/);
+    const event = { type: "TOKEN", authorizationToken: "", methodArn: "arn:x:y/dev/GET/api/post" };
+    await expect(buildAuthorizer(BASE)(event as never)).rejects.toThrow(/^Unauthorized$/);
     expect(() => buildAuthorizer({})).toThrow(/AUTH_ISSUER_URL/);
   });
 
@@ -56,10 +51,8 @@ describe("readAuthorizerSettings", () => {
 describe("the scope trigger's GROUP_SCOPES", () => {
   it("maps each group to its scopes, which the trigger its environment configures grants", async () => {
     const GROUP_SCOPES = '{"writers":["blog/write","blog/read"],"readers":["blog/read"]}';
-    expect(readGroupScopes({ GROUP_SCOPES })).toEqual({
-      writers: ["blog/write", "blog/read"],
-      readers: ["blog/read"],
-    });
+    const scopes = { writers: ["blog/write", "blog/read"], readers: ["blog/read"] };
+    expect(readGroupScopes({ GROUP_SCOPES })).toEqual(scopes);
     const event = {
       request: { userAttributes: {}, groupConfiguration: { groupsToOverride: ["writers"] } },
       response: { claimsAndScopeOverrideDetails: {} },
@@ -72,15 +65,8 @@ describe("the scope trigger's GROUP_SCOPES", () => {
 
   // Unset too: the trigger never starts without its groups.
   it.each([
-    undefined,
-    "",
-    "nope",
-    "[]",
-    "null",
-    '{"writers":"blog/write"}',
-    '{"writers":[1]}',
-    '{"writers":["blog/write", 1]}',
-    '{"writers":["blog/write"],"readers":"blog/read"}',
+    ...[undefined, "", "nope", "[]", "null", '{"writers":"blog/write"}', '{"writers":[1]}'],
+    ...['{"writers":["blog/write", 1]}', '{"writers":["blog/write"],"readers":"blog/read"}'],
   ])("refuses GROUP_SCOPES=%j, naming it", (GROUP_SCOPES) => {
     expect(() => readGroupScopes({ GROUP_SCOPES })).toThrow(
       new Error(`GROUP_SCOPES must map groups to lists of scopes, not ${GROUP_SCOPES ?? ""}`),

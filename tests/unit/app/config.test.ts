@@ -25,36 +25,24 @@ describe("readConfig", () => {
     });
   });
 
+  const SET = {
+    IDEMPOTENCY_TABLE_NAME: "k",
+    AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:8000",
+    AWS_REGION: "eu-west-1",
+    LOG_LEVEL: "silent",
+    POWERTOOLS_SERVICE_NAME: "blog",
+    ID_BLOCK_SIZE: "100",
+    CORS_ORIGINS: " https://a.example, ,https://b.example ",
+    SPEND_LIMIT_USD: "0.05",
+  };
+
   it("treats empty settings as unset", () => {
-    expect(
-      readConfig({
-        ...BASE,
-        IDEMPOTENCY_TABLE_NAME: "",
-        AWS_ENDPOINT_URL_DYNAMODB: "",
-        AWS_REGION: "",
-        LOG_LEVEL: "",
-        POWERTOOLS_SERVICE_NAME: "",
-        ID_BLOCK_SIZE: "",
-        CORS_ORIGINS: "",
-        SPEND_LIMIT_USD: "",
-      }),
-    ).toEqual(readConfig(BASE));
+    const empty = Object.fromEntries(Object.keys(SET).map((name) => [name, ""]));
+    expect(readConfig({ ...BASE, ...empty })).toEqual(readConfig(BASE));
   });
 
   it("reads every setting it is given", () => {
-    expect(
-      readConfig({
-        TABLE_NAME: "t",
-        IDEMPOTENCY_TABLE_NAME: "k",
-        AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:8000",
-        AWS_REGION: "eu-west-1",
-        LOG_LEVEL: "silent",
-        POWERTOOLS_SERVICE_NAME: "blog",
-        ID_BLOCK_SIZE: "100",
-        CORS_ORIGINS: " https://a.example, ,https://b.example ",
-        SPEND_LIMIT_USD: "0.05",
-      }),
-    ).toEqual({
+    expect(readConfig({ TABLE_NAME: "t", ...SET })).toEqual({
       tableName: "t",
       idempotencyTableName: "k",
       endpoint: "http://127.0.0.1:8000",
@@ -72,24 +60,19 @@ describe("readConfig", () => {
     expect(() => readConfig(env)).toThrow("TABLE_NAME is not set");
   });
 
+  /** The message `check` throws, or undefined. */
+  const refusal = (check: () => unknown) => {
+    try {
+      check();
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
   it.each([
-    ["LOG_LEVEL", " info"],
-    ["LOG_LEVEL", "INFO"],
-    ["ID_BLOCK_SIZE", " 5 "],
-    ["ID_BLOCK_SIZE", "1e3"],
-    ["ID_BLOCK_SIZE", "0x10"],
-    ["SPEND_LIMIT_USD", " Off "],
-    ["SPEND_LIMIT_USD", "0"],
-    ["SPEND_LIMIT_USD", "1e3"],
+    ...[" info", "INFO"].map((value) => ["LOG_LEVEL", value]),
+    ...[" 5 ", "1e3", "0x10"].map((value) => ["ID_BLOCK_SIZE", value]),
+    ...[" Off ", "0", "1e3"].map((value) => ["SPEND_LIMIT_USD", value]),
   ])("takes %s=%j at start exactly when packaging takes it", (name, value) => {
-    /** The message `check` throws, or undefined. */
-    const refusal = (check: () => unknown) => {
-      try {
-        check();
-      } catch (error) {
-        return (error as Error).message;
-      }
-    };
     const atStart = refusal(() => readConfig({ ...BASE, [name]: value }));
     expect(atStart).toBe(refusal(() => checkSettings({ [name]: value })));
     if (atStart !== undefined) expect(atStart).toMatch(new RegExp(`^${name} `));

@@ -1,6 +1,6 @@
-// Unit: the stream function's composition root. Its settings are read once and checked; the
-// handler Lambda invokes with a stream batch puts on the named bus, and queues for webhooks only
-// when the stage has a queue. EventBridge and SQS are fakes (aws-sdk-client-mock).
+// Unit: the stream function's composition root: settings read once and checked; a stream batch put
+// on the named bus, and queued for webhooks only when the stage has a queue. EventBridge and SQS
+// are fakes (aws-sdk-client-mock).
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { SQSClient, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { marshall } from "@aws-sdk/util-dynamodb";
@@ -13,24 +13,17 @@ import { linesWrittenBy } from "../../helpers/handlers.js";
 const eventBridge = mockClient(EventBridgeClient);
 const sqs = mockClient(SQSClient);
 const post = { id: 3, title: "t", content: "c", created_at: null, updated_at: null, version: 9 };
+const dynamodb = { SequenceNumber: "100", Keys: marshall({ id: 3 }), NewImage: marshall(post) };
 const batch = {
-  Records: [
-    {
-      eventID: "ev1",
-      eventName: "INSERT",
-      dynamodb: { SequenceNumber: "100", Keys: marshall({ id: 3 }), NewImage: marshall(post) },
-    },
-  ],
+  Records: [{ eventID: "ev1", eventName: "INSERT", dynamodb }],
 } as DynamoDBStreamEvent;
 
 beforeEach(() => {
   eventBridge.reset();
   sqs.reset();
   eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: "e" }] });
-  sqs.on(SendMessageBatchCommand).resolves({
-    Successful: [{ Id: "0", MessageId: "m0", MD5OfMessageBody: "" }],
-    Failed: [],
-  });
+  const Successful = [{ Id: "0", MessageId: "m0", MD5OfMessageBody: "" }];
+  sqs.on(SendMessageBatchCommand).resolves({ Successful, Failed: [] });
 });
 // Not left on the SDK classes for the next test file of this worker (the unit project shares one).
 afterAll(() => {
@@ -40,11 +33,8 @@ afterAll(() => {
 
 describe("readPublishConfig", () => {
   it("reads the bus, the queue when set, and the region (us-east-1 unless set)", () => {
-    expect(readPublishConfig({ EVENT_BUS_NAME: "b" })).toEqual({
-      busName: "b",
-      queueUrl: undefined,
-      region: "us-east-1",
-    });
+    const unset = { busName: "b", queueUrl: undefined, region: "us-east-1" };
+    expect(readPublishConfig({ EVENT_BUS_NAME: "b" })).toEqual(unset);
     const env = { EVENT_BUS_NAME: "b", WEBHOOK_QUEUE_URL: "q", AWS_REGION: "eu-west-1" };
     expect(readPublishConfig(env)).toEqual({ busName: "b", queueUrl: "q", region: "eu-west-1" });
   });
@@ -55,9 +45,11 @@ describe("readPublishConfig", () => {
 });
 
 describe("publishHandler", () => {
+  const handlerFor = (queueUrl?: string) =>
+    publishHandler({ busName: "b", queueUrl, region: "eu-west-1" });
+
   it("puts each change on the named bus, and queues nothing without a queue", async () => {
-    const handler = publishHandler({ busName: "b", queueUrl: undefined, region: "eu-west-1" });
-    expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+    expect(await handlerFor()(batch)).toEqual({ batchItemFailures: [] });
     const [put] = eventBridge.commandCalls(PutEventsCommand);
     expect(put?.args[0].input.Entries?.[0]?.EventBusName).toBe("b");
     expect(sqs.commandCalls(SendMessageBatchCommand)).toEqual([]);
@@ -65,7 +57,7 @@ describe("publishHandler", () => {
 
   it("logs a change it could not hand on as an error line, and reports it for a retry", async () => {
     eventBridge.on(PutEventsCommand).rejects(new Error("bus down"));
-    const handler = publishHandler({ busName: "b", queueUrl: undefined, region: "eu-west-1" });
+    const handler = handlerFor();
     const logged = await linesWrittenBy(async () => {
       expect(await handler(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: "100" }] });
     });
@@ -74,8 +66,7 @@ describe("publishHandler", () => {
   });
 
   it("with a queue, queues each change there, each SDK client timed short of the function's 30 s", async () => {
-    const handler = publishHandler({ busName: "b", queueUrl: "q", region: "eu-west-1" });
-    expect(await handler(batch)).toEqual({ batchItemFailures: [] });
+    expect(await handlerFor("q")(batch)).toEqual({ batchItemFailures: [] });
     const [send] = sqs.commandCalls(SendMessageBatchCommand);
     expect(send?.args[0].input).toMatchObject({
       QueueUrl: "q",
@@ -88,11 +79,8 @@ describe("publishHandler", () => {
       const handlerConfig = await (
         config.requestHandler as { configProvider: Promise<Record<string, unknown>> }
       ).configProvider;
-      expect(handlerConfig).toMatchObject({
-        connectionTimeout: 1_000,
-        requestTimeout: 5_000,
-        throwOnRequestTimeout: true,
-      });
+      const timeouts = { connectionTimeout: 1_000, requestTimeout: 5_000 };
+      expect(handlerConfig).toMatchObject({ ...timeouts, throwOnRequestTimeout: true });
     }
   });
 });

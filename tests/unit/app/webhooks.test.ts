@@ -1,11 +1,10 @@
-// Unit: the webhook delivery's composition root. Its settings are checked once; a subscriber's
-// secrets come from SSM (both of a rotation's pair, read again only after five minutes); a failed
-// delivery sets the message's visibility on SQS. SSM and SQS are fakes (aws-sdk-client-mock): no
-// local engine serves them.
+// Unit: the webhook delivery's composition root: settings checked once, a subscriber's secrets from
+// SSM (both of a rotation's pair, read again after five minutes), a failed delivery's visibility
+// set on SQS. SSM and SQS are fakes (aws-sdk-client-mock): no local engine serves them.
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { ChangeMessageVisibilityCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
-import type { Context, SQSEvent, SQSRecord } from "aws-lambda";
+import type { Context, SQSRecord } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { readWebhookConfig, webhookHandler } from "../../../lib/app/webhooks.js";
@@ -25,22 +24,18 @@ const change = {
   eventName: "MODIFY",
   dynamodb: { Keys: marshall({ id: 3 }), NewImage: marshall(post) },
 };
-const batch = (): SQSEvent => ({
-  Records: [
-    {
-      messageId: "m1",
-      receiptHandle: "r1",
-      body: JSON.stringify(change),
-      attributes: { MessageGroupId: "3", ApproximateReceiveCount: "1" },
-    } as unknown as SQSRecord,
-  ],
-});
 const config = {
   subscribers: [{ url: "https://hooks.example.com/", secretParameter: "/blog/test/site" }],
   queueUrl: "https://sqs.example/q",
   region: "eu-west-1",
 };
-const handlerOf = (settings: typeof config) => webhookHandler(settings, send);
+/** Runs the handler over a batch of one message, the post's change. */
+const invoke = (handler: ReturnType<typeof webhookHandler>, messageId = "m1") => {
+  const attributes = { MessageGroupId: "3", ApproximateReceiveCount: "1" };
+  const body = JSON.stringify(change);
+  const record = { messageId, receiptHandle: "r1", body, attributes } as unknown as SQSRecord;
+  return handler({ Records: [record] }, {} as Context, () => undefined);
+};
 
 beforeEach(() => {
   sent.length = 0;
@@ -78,11 +73,8 @@ describe("readWebhookConfig", () => {
 });
 
 describe("webhookHandler", () => {
-  const invoke = (handler: ReturnType<typeof webhookHandler>) =>
-    handler(batch(), {} as Context, () => undefined);
-
   it("signs with both secrets of a rotation, read from SSM with decryption", async () => {
-    expect(await invoke(handlerOf(config))).toEqual({ batchItemFailures: [] });
+    expect(await invoke(webhookHandler(config, send))).toEqual({ batchItemFailures: [] });
     expect(sent).toEqual([
       { url: "https://hooks.example.com/", secrets: ["whsec_new", "whsec_old"], id: "msg_post3v9" },
     ]);
@@ -94,23 +86,18 @@ describe("webhookHandler", () => {
 
   it("reads a secret again only after five minutes", async () => {
     vi.useFakeTimers({ now: 0, toFake: ["Date"] });
-    const handler = handlerOf(config);
+    const handler = webhookHandler(config, send);
     for (const at of [0, 299_999, 300_000]) {
       vi.setSystemTime(at);
-      await handler(
-        { Records: [{ ...batch().Records[0]!, messageId: `m${at}` }] },
-        {} as Context,
-        () => undefined,
-      );
+      await invoke(handler, `m${at}`);
     }
     expect(ssm.commandCalls(GetParameterCommand)).toHaveLength(2);
   });
 
   it("keeps a refused message out of sight on SQS for the schedule's first pause", async () => {
     answer.result = "failed";
-    expect(await invoke(handlerOf(config))).toEqual({
-      batchItemFailures: [{ itemIdentifier: "m1" }],
-    });
+    const failures = [{ itemIdentifier: "m1" }];
+    expect(await invoke(webhookHandler(config, send))).toEqual({ batchItemFailures: failures });
     expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]?.args[0].input).toEqual({
       QueueUrl: config.queueUrl,
       ReceiptHandle: "r1",

@@ -1,7 +1,6 @@
-// Unit: the client's retries: Retry-After read as seconds or a date, a backoff that doubles its
-// ceiling up to the maximum, jittered below it, and which answers are sent again (not a paused
-// stage's 503), over a fetch that answers as scripted (a real service cannot be made to answer a
-// 409 in progress at will).
+// Unit: the client's retries: Retry-After as seconds or a date, a jittered backoff doubling up to
+// its maximum, and which answers are sent again, over a fetch that answers as scripted (a real
+// service cannot be made to answer a 409 in progress at will).
 import { describe, expect, it } from "vitest";
 import { type ApiError, createBlogClient } from "../../../client/index.mjs";
 import { DEFAULT_RETRY, backoffMs, retryAfterMs } from "../../../client/transport.mjs";
@@ -18,10 +17,10 @@ describe("Retry-After and backoff", () => {
   });
 
   it("doubles its ceiling each attempt up to the maximum, jittered below it", () => {
-    expect(backoffMs(0, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.baseDelayMs);
-    expect(backoffMs(3, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.baseDelayMs * 8);
-    expect(backoffMs(30, DEFAULT_RETRY, () => 1)).toBe(DEFAULT_RETRY.maxDelayMs);
-    expect(backoffMs(3, DEFAULT_RETRY, () => 0.5)).toBe(DEFAULT_RETRY.baseDelayMs * 4);
+    const { baseDelayMs, maxDelayMs } = DEFAULT_RETRY;
+    const at = (attempt: number, random = 1) => backoffMs(attempt, DEFAULT_RETRY, () => random);
+    expect([at(0), at(3), at(30)]).toEqual([baseDelayMs, 8 * baseDelayMs, maxDelayMs]);
+    expect(at(3, 0.5)).toBe(4 * baseDelayMs);
   });
 });
 
@@ -32,21 +31,13 @@ describe("what is sent again", () => {
     const fetch: typeof globalThis.fetch = async (_url, init) => {
       sent.push(new Headers(init?.headers));
       const [status, headers = {}] = answers[sent.length - 1] ?? [500];
-      const body =
-        status === 201
-          ? { id: 1, title: "t", content: "c", created_at: null, updated_at: null }
-          : { detail: `answer ${sent.length}` };
-      return new Response(JSON.stringify(body), {
-        status,
-        headers: { "content-type": "application/json", ...headers },
-      });
+      const post = { id: 1, title: "t", content: "c", created_at: null, updated_at: null };
+      const body = status === 201 ? post : { detail: `answer ${sent.length}` };
+      const json = { "content-type": "application/json" };
+      return new Response(JSON.stringify(body), { status, headers: { ...json, ...headers } });
     };
-    const blog = createBlogClient({
-      baseUrl: "http://service.test",
-      fetch,
-      retry: { baseDelayMs: 1, maxDelayMs: 1 },
-    });
-    return { blog, sent };
+    const retry = { baseDelayMs: 1, maxDelayMs: 1 };
+    return { blog: createBlogClient({ baseUrl: "http://service.test", fetch, retry }), sent };
   }
 
   it("a create whose key its first request still holds (409 with Retry-After), with the same key", async () => {
@@ -75,19 +66,15 @@ describe("what is sent again", () => {
     ["a second past the longest pause", String(maxSeconds + 1), ["503 answer 1", 1]],
     ["0 s", "0", [200, 2]],
     ["none", undefined, [200, 2]],
-  ])(
-    "a 503 whose Retry-After is %s: final, or sent again",
-    async (_label, retryAfter, expected) => {
-      const headers: Record<string, string> =
-        retryAfter === undefined ? {} : { "retry-after": retryAfter };
-      const { blog, sent } = scripted([503, headers], [200]);
-      const outcome = await blog.getPost(1).then(
-        (read) => read.response.status,
-        (error: ApiError) => `${error.status} ${error.detail}`,
-      );
-      expect([outcome, sent.length]).toEqual(expected);
-    },
-  );
+  ])("a 503 whose Retry-After is %s: final, or sent again", async (_, retryAfter, expected) => {
+    const headers = retryAfter === undefined ? undefined : { "retry-after": retryAfter };
+    const { blog, sent } = scripted([503, headers], [200]);
+    const outcome = await blog.getPost(1).then(
+      (read) => read.response.status,
+      (error: ApiError) => `${error.status} ${error.detail}`,
+    );
+    expect([outcome, sent.length]).toEqual(expected);
+  });
 
   it("not after the caller aborts: a pause of a minute ends with the abort", async () => {
     const { blog, sent } = scripted([503, { "retry-after": "60" }], [200]);

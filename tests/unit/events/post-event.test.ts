@@ -8,14 +8,9 @@ import {
 } from "../../../lib/events/post-event.js";
 import { serializePost } from "../../../lib/posts/post.js";
 
-const stored = {
-  id: 7,
-  title: "t",
-  content: "c",
-  created_at: "2026-03-04T15:06:07.000Z",
-  updated_at: null,
-  version: 1_795_000_000_000_002,
-};
+const AT = "2026-03-04T15:06:07.000Z";
+const version = 1_795_000_000_000_002;
+const stored = { id: 7, title: "t", content: "c", created_at: AT, updated_at: null, version };
 /** A stream record of `eventName` on item `id`, with `item` as its new (or old) image, if any. */
 const change = (eventName: string | undefined, item?: object, image = "NewImage", id = 7) => ({
   eventName,
@@ -69,7 +64,7 @@ describe("eventFromRecord", () => {
     }
   });
 
-  it("sends a post too large for an EventBridge entry in its thin form", () => {
+  it("sends a post too large for an EventBridge entry in its thin form, and keeps one that fits", () => {
     const content = "\u0001".repeat(50_000); // 6 bytes each once JSON escapes it
     const event = eventFromRecord(change("MODIFY", { ...stored, content }));
     expect(event?.data).toEqual({ ...serializePost(stored), content: undefined });
@@ -79,11 +74,8 @@ describe("eventFromRecord", () => {
       note: expect.stringContaining("/api/post/7"),
     });
     expect(Buffer.byteLength(JSON.stringify(event))).toBeLessThan(FULL_EVENT_MAX_BYTES);
-  });
-
-  it("keeps a post that fits whole", () => {
-    const content = "x".repeat(FULL_EVENT_MAX_BYTES - 1_000);
-    expect(eventFromRecord(change("INSERT", { ...stored, content }))?.data.content).toBe(content);
+    const whole = { ...stored, content: "x".repeat(FULL_EVENT_MAX_BYTES - 1_000) };
+    expect(eventFromRecord(change("INSERT", whole))?.data.content).toBe(whole.content);
   });
 
   it("gives each change its own id, the same each time the record is mapped", () => {

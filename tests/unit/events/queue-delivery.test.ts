@@ -1,7 +1,5 @@
 // Unit: the AWS delivery function's batch logic over fakes of the subscribers, the sender and
-// the queue: a post's later message waits for its earlier one, a failure sets the retry's
-// pause from the schedule, a 410 takes a subscriber off, storage items are skipped, and a message
-// holding a stream record is delivered as the event it maps to.
+// the queue: ordering per post, retry pauses, 410s, storage items, and stream records as messages.
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
@@ -10,22 +8,16 @@ import { queueDelivery } from "../../../lib/events/queue-delivery.js";
 import { RETRY_DELAYS_MS } from "../../../lib/events/retry-schedule.js";
 import type { DeliveryOutcome } from "../../../lib/events/webhook-sender.js";
 
-const post = (id: number, version: number) => ({
-  id,
-  title: "t",
-  content: "c",
-  created_at: null,
-  updated_at: null,
-  version,
-});
-
+const post = (id: number, version: number) => {
+  return { id, title: "t", content: "c", created_at: null, updated_at: null, version };
+};
 /** The stream record of an update of post `id`. */
 const update = (id: number, version: number) => ({
   eventName: "MODIFY",
   dynamodb: { Keys: { id: { N: String(id) } }, NewImage: marshall(post(id, version)) },
 });
 
-/** A queue message holding the event of an update of post `id`, as the stream function queues it. */
+/** A queue message holding the event of that update, as the stream function queues it. */
 function message(id: number, version: number, receiveCount = 1): SQSRecord {
   return {
     messageId: `m-${id}-${version}`,
@@ -41,10 +33,8 @@ function harness(answer: (url: string, id: string) => DeliveryOutcome["result"])
   const delays: [string, number][] = [];
   const logged: string[] = [];
   const deliver = queueDelivery({
-    subscribers: async () => [
-      { url: "https://a.example/", secrets: [] },
-      { url: "https://b.example/", secrets: [] },
-    ],
+    subscribers: async () =>
+      ["https://a.example/", "https://b.example/"].map((url) => ({ url, secrets: [] })),
     send: async (subscriber, id, body) => {
       sent.push(`${subscriber.url} ${id}`);
       bodies.push(body);

@@ -1,8 +1,5 @@
-// Unit: the stream function's batch logic. Each change of a post in a stream batch becomes its
-// event on the bus (one per stored change, with the post's version) and, with a webhook queue, a
-// message in the post's group; storage items make neither; the first record not handed on, by
-// either, is the batch's one reported failure. EventBridge and SQS are fakes (aws-sdk-client-mock)
-// on the clients handed in.
+// Unit: the stream function's batch: each post change to the bus and the webhook queue, storage
+// items to neither, the first record either refused as the one failure (mocked EventBridge, SQS).
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { SQSClient, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { marshall } from "@aws-sdk/util-dynamodb";
@@ -21,20 +18,14 @@ const queue = { client: sqsClient, url: "https://sqs.example/q.fifo" };
 const log = () => undefined;
 const publish = streamPublishing({ bus, queue, log });
 
-const post = (id: number, version: number) => ({
-  id,
-  title: "t",
-  content: "c",
-  created_at: "2026-03-04T15:06:07.000Z",
-  updated_at: null,
-  version,
-});
+const post = (id: number, version: number) => {
+  return { id, title: "t", content: "c", created_at: null, updated_at: null, version };
+};
 let sequence = 0;
 /** A stream record of `eventName` on item `id`, with the item after (or, removed, before) it. */
 function record(eventName: "INSERT" | "MODIFY" | "REMOVE", item: { id: number }): StreamRecord {
   sequence += 1;
-  const image =
-    eventName === "REMOVE" ? { OldImage: marshall(item) } : { NewImage: marshall(item) };
+  const image = { [eventName === "REMOVE" ? "OldImage" : "NewImage"]: marshall(item) };
   return {
     eventID: `ev${sequence}`,
     eventName,
@@ -94,7 +85,6 @@ describe("streamPublishing", () => {
       ["post.updated", 101],
       ["post.deleted", 102],
     ]);
-    // A post's messages are queued in order, one request after another.
     expect(queued()).toEqual(records.map(({ eventID }) => `5:${eventID}`));
   });
 

@@ -1,5 +1,5 @@
-// Unit: sending one delivery: what counts as delivered, gone or failed, no redirect followed,
-// nothing of the answer read, and no address but a public one on AWS (loopback only locally).
+// Unit: one delivery: what counts as delivered, gone or failed, no redirect followed, nothing of
+// the answer read, and no address but a public one on AWS (loopback only locally).
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -98,25 +98,20 @@ describe("sendWebhook", () => {
 });
 
 describe("refusedUrl", () => {
+  const NOT_PUBLIC = "names an address that is not public";
   it.each([
     ["http://hooks.example.com/", "is not https"],
-    [
-      "https://127.0.0.1:9001/2018-06-01/runtime/invocation/next",
-      "names an address that is not public",
-    ],
-    ["https://169.254.169.254/latest/meta-data/", "names an address that is not public"],
-    ["https://[::1]/", "names an address that is not public"],
-    ["https://10.1.2.3/", "names an address that is not public"],
+    ["https://127.0.0.1:9001/2018-06-01/runtime/invocation/next", NOT_PUBLIC],
+    ["https://169.254.169.254/latest/meta-data/", NOT_PUBLIC],
+    ["https://[::1]/", NOT_PUBLIC],
+    ["https://10.1.2.3/", NOT_PUBLIC],
     ["https://user:pass@hooks.example.com/", "carries credentials"],
     ["hooks.example.com", "is not a URL"],
     ["https://hooks.example.com/blog", undefined],
     ["https://93.184.215.14/", undefined],
-  ])("%s %s", (url, refusal) => {
-    expect(refusedUrl(url)).toBe(refusal);
-  });
-
-  it("takes http and loopback for npm start", () => {
-    expect(refusedUrl("http://127.0.0.1:4000/", true)).toBeUndefined();
-    expect(refusedUrl("http://10.0.0.1:4000/", true)).toBe("names an address that is not public");
+    ["http://127.0.0.1:4000/", undefined, "for npm start"],
+    ["http://10.0.0.1:4000/", NOT_PUBLIC, "for npm start"],
+  ])("%s %s %s", (url, refusal, local?: string) => {
+    expect(refusedUrl(url, local !== undefined)).toBe(refusal);
   });
 });

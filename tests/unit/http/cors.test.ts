@@ -1,9 +1,8 @@
-// Unit: CORS on the functions' answers (a REST API adds none to a Lambda proxy answer), and what a
-// step reads of a REST event: its headers, and the path a created post's Location is built under.
+// Unit: CORS on the functions' answers (a REST API adds none to a Lambda proxy answer).
 import { describe, expect, it } from "vitest";
 import { corsHeaders } from "../../../lib/http/cors.js";
 import { httpHandler } from "../../../lib/http/handler.js";
-import { created, ok } from "../../../lib/http/response.js";
+import { ok } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
 import { handlersOver, quietLogger } from "../../helpers/handlers.js";
 import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
@@ -11,61 +10,44 @@ import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
 const A = "https://a.example";
 const B = "https://b.example";
 const EXPOSED = "Location, ETag, Retry-After";
+const allows = (origin: string) => ({
+  "access-control-allow-origin": origin,
+  "access-control-expose-headers": EXPOSED,
+});
 
 describe("corsHeaders", () => {
-  it("adds nothing when CORS is off", () => {
-    expect(corsHeaders([], A)).toEqual({});
-  });
-
-  it("names a listed origin, exposes Location and ETag, and varies by origin", () => {
-    expect(corsHeaders([A, B], B)).toEqual({
-      "access-control-allow-origin": B,
-      "access-control-expose-headers": EXPOSED,
-      vary: "origin",
-    });
-  });
-
-  it.each([["https://evil.example"], [undefined], [`${A}.evil.example`]])(
-    "names no origin for %s, which the browser then refuses, but still varies",
-    (origin) => {
-      expect(corsHeaders([A], origin)).toEqual({ vary: "origin" });
-    },
-  );
-
-  it("allows any origin with *, the same answer for all", () => {
-    expect(corsHeaders(["*"], "https://x.example")).toEqual({
-      "access-control-allow-origin": "*",
-      "access-control-expose-headers": EXPOSED,
-    });
+  // An origin not named is refused by the browser; the answer still varies by origin.
+  it.each([
+    ["nothing when CORS is off", [], A, {}],
+    ["a listed origin, exposing Location and ETag", [A, B], B, { ...allows(B), vary: "origin" }],
+    ["no other origin", [A], "https://evil.example", { vary: "origin" }],
+    ["no origin when none is sent", [A], undefined, { vary: "origin" }],
+    ["no origin that only starts as a listed one", [A], `${A}.evil.example`, { vary: "origin" }],
+    ["any origin with *, the same answer for all", ["*"], "https://x.example", allows("*")],
+  ])("names %s", (_label, origins, origin, expected) => {
+    expect(corsHeaders(origins, origin)).toEqual(expected);
   });
 });
 
 describe("an answer's CORS headers", () => {
-  const gzipped = apiEvent({ method: "GET", headers: { origin: A, "accept-encoding": "gzip" } });
   const large = async () => ok("x".repeat(2_000));
 
-  it("come with the answer for a listed origin, one Vary naming origin and encoding", async () => {
-    const response = await httpHandler(large, quietLogger, { corsOrigins: [A] })(gzipped);
-    expect(response.isBase64Encoded).toBe(true);
-    expect(response.headers).toMatchObject({
-      "access-control-allow-origin": A,
-      vary: "accept-encoding, origin",
-    });
-  });
-
-  it("are absent for another origin", async () => {
-    const handler = httpHandler(async () => ok([]), quietLogger, { corsOrigins: [A] });
-    const response = await invoke(handler, { method: "GET", headers: { origin: B } });
-    expect(response.headers["access-control-allow-origin"]).toBeUndefined();
-    expect(response.headers.vary).toBe("origin");
-  });
-
-  it("are absent without CORS_ORIGINS: Vary names only the encoding, when gzipped", async () => {
-    expect((await httpHandler(large, quietLogger)(gzipped)).headers?.vary).toBe("accept-encoding");
-    const plain = httpHandler(async () => ok([]), quietLogger);
-    const response = await invoke(plain, { method: "GET", headers: { origin: A } });
-    expect(response.headers).not.toHaveProperty("vary");
-  });
+  // One Vary names everything the answer varies by; an origin not listed gets only the Vary.
+  it.each([
+    [[A], A, true, A, "accept-encoding, origin"],
+    [[A], B, false, undefined, "origin"],
+    [[], A, true, undefined, "accept-encoding"],
+  ])(
+    "CORS_ORIGINS %j, origin %s, gzip %s: allows %s, varies by %j",
+    async (corsOrigins, origin, gzip, allowed, vary) => {
+      const headers = { origin, ...(gzip ? { "accept-encoding": "gzip" } : {}) };
+      const handler = httpHandler(large, quietLogger, { corsOrigins });
+      const response = await handler(apiEvent({ method: "GET", headers }));
+      expect(response.isBase64Encoded ?? false).toBe(gzip);
+      expect(response.headers?.["access-control-allow-origin"]).toBe(allowed);
+      expect(response.headers?.vary).toBe(vary);
+    },
+  );
 
   it("come from every route for a listed origin, and from none without CORS_ORIGINS", async () => {
     const posts = new InMemoryPostRepository({ idempotency: false });
@@ -90,54 +72,5 @@ describe("an answer's CORS headers", () => {
     }
     const got = await invoke(handlersOver(posts).get, { method: "GET", postId: id });
     expect(got.body, "a get's answer without CORS").toMatchObject({ id, title: "u", content: "c" });
-  });
-});
-
-describe("what a step reads of a REST event", () => {
-  /** The value the step reads of header `name`. */
-  const seen = async (event: ReturnType<typeof apiEvent>, name: string) => {
-    let value: string | undefined;
-    await httpHandler(async (request) => {
-      value = request.header(name);
-      return ok([]);
-    }, quietLogger)(event);
-    return value;
-  };
-
-  it("a repeated header: its values joined, as a REST event keeps them", async () => {
-    const event = apiEvent({ method: "GET", headers: { "if-none-match": '"b"' } });
-    event.multiValueHeaders["if-none-match"] = ['"a"', '"b"'];
-    expect(await seen(event, "If-None-Match")).toBe('"a", "b"');
-  });
-
-  it("a header from `headers` when there are no multi-value headers, by any case", async () => {
-    const event = apiEvent({ method: "GET", headers: { "X-Thing": "one" } });
-    event.multiValueHeaders = {};
-    expect(await seen(event, "x-thing")).toBe("one");
-    expect(await seen(event, "X-THING")).toBe("one");
-    expect(await seen(event, "x-other")).toBeUndefined();
-  });
-
-  it("a header from `headers` when its multi-value entry has no values", async () => {
-    const event = apiEvent({ method: "GET", headers: { "x-thing": "one" } });
-    event.multiValueHeaders = { "x-thing": undefined as never };
-    expect(await seen(event, "x-thing")).toBe("one");
-  });
-
-  const locate = httpHandler(async (request) => created({}, `${request.path}/7`), quietLogger);
-  it.each([
-    [
-      "the path the client called, the stage's name first on the default URL",
-      "",
-      "/dev/api/post/7",
-    ],
-    ["without a trailing slash", "/blog/api/post/", "/blog/api/post/7"],
-    ["without every trailing slash", "/dev/api/post//", "/dev/api/post/7"],
-    ["the route's path without a request context", undefined, "/api/post/7"],
-  ])("the path: %s", async (_label, path, location) => {
-    const event = apiEvent({ method: "POST", body: {} });
-    if (path === undefined) Object.assign(event, { requestContext: undefined });
-    else if (path) event.requestContext.path = path;
-    expect((await locate(event)).headers?.location).toBe(location);
   });
 });

@@ -1,93 +1,102 @@
 // Unit: what every step reads of a request: the event's fields, its headers, and the body
-// decoded, parsed and limited.
+// decoded, parsed and limited (exactly at the limit and one byte past it), in every shape
+// serverless-offline and API Gateway hand it over.
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { httpHandler } from "../../../lib/http/handler.js";
 import { BODY_MAX_BYTES, apiRequest, headerLookup } from "../../../lib/http/request.js";
 import { ok } from "../../../lib/http/response.js";
-import { apiEvent, invoke } from "../../helpers/events.js";
-import { recordingLogger } from "../../helpers/handlers.js";
+import { apiEvent } from "../../helpers/events.js";
+import { quietLogger } from "../../helpers/handlers.js";
+
+const echo = httpHandler(async (request) => ok(request.jsonObject()), quietLogger);
+
+/** The answer to a POST of `body` as the event holds it (text or a parsed value), or its base64. */
+async function send(body: unknown, encoded = false) {
+  const raw = encoded ? Buffer.from(body as string).toString("base64") : body;
+  const event = { ...apiEvent({ method: "POST", isBase64Encoded: encoded }), body: raw as string };
+  const result = (await echo(event)) as APIGatewayProxyResult;
+  return { status: result.statusCode, body: JSON.parse(result.body) as unknown };
+}
 
 describe("body parsing", () => {
-  const echo = httpHandler(async (request) => ok(request.jsonObject()), recordingLogger().logger);
+  const REQUIRED = "Request body is required";
+  const NOT_OBJECT = "Request body must be a JSON object";
+  const INVALID = "Request body is not valid JSON";
 
   it.each([
-    ["no body", undefined, false, 400, "Request body is required"],
-    ["invalid JSON", "{", false, 400, "Request body is not valid JSON"],
-    ["a JSON array", "[]", false, 400, "Request body must be a JSON object"],
-    ["JSON null", "null", false, 400, "Request body must be a JSON object"],
-    ["a JSON string", '"x"', false, 400, "Request body must be a JSON object"],
-    [
-      "base64 of invalid UTF-8",
-      Buffer.from([0xff, 0xfe]).toString("base64"),
-      true,
-      400,
-      "Request body is not valid UTF-8",
-    ],
-    [
-      "a body over the limit",
-      `{"a":"${"x".repeat(BODY_MAX_BYTES)}"}`,
-      false,
-      413,
-      `Request body must be at most ${BODY_MAX_BYTES} bytes`,
-    ],
-  ])("rejects %s", async (_label, body, isBase64Encoded, status, detail) => {
-    const response = await invoke(echo, { method: "POST", body, isBase64Encoded });
-    expect(response).toMatchObject({ status, body: { detail } });
+    ["absent", undefined, false, REQUIRED],
+    ["null", null, false, REQUIRED],
+    ["only spaces", "  \n ", false, REQUIRED],
+    ["invalid JSON", "{", false, INVALID],
+    ["a JSON array", "[]", false, NOT_OBJECT],
+    ["JSON null", "null", false, NOT_OBJECT],
+    ["a JSON string", '"x"', false, NOT_OBJECT],
+    // serverless-offline hands over JSON scalars it parsed: read like their text.
+    ["a parsed number", 5, false, NOT_OBJECT],
+    ["a parsed 0", 0, false, NOT_OBJECT],
+    ["a parsed false", false, false, NOT_OBJECT],
+    ["base64 of invalid UTF-8", Buffer.from([0xff, 0xfe]), true, "Request body is not valid UTF-8"],
+  ])("refuses a body %s: 400 with its own detail", async (_label, body, encoded, detail) => {
+    expect(await send(body, encoded)).toEqual({ status: 400, body: { detail } });
   });
 
-  it.each([false, 0, null])(
-    "reads a body handed over as the JSON value %j like its text",
-    async (value) => {
-      const event = { ...apiEvent({ method: "POST" }), body: value as unknown as string };
-      const response = (await echo(event)) as APIGatewayProxyResult;
-      expect(response.statusCode).toBe(400);
-    },
-  );
+  /** A JSON object of exactly `bytes` UTF-8 bytes: `{"a":"…"}` filled with `fill`. */
+  const objectOfBytes = (bytes: number, fill: "x" | "é") => {
+    const room = bytes - '{"a":""}'.length;
+    const json = `{"a":"${fill === "x" ? "x".repeat(room) : "é".repeat(room / 2)}"}`;
+    expect(Buffer.byteLength(json)).toBe(bytes);
+    return json;
+  };
 
   it.each([
-    ["a leading byte-order mark", "\uFEFF", { status: 200, body: { title: "t" } }],
-    [
-      "only one byte-order mark",
-      "\uFEFF\uFEFF",
-      { status: 400, body: { detail: "Request body is not valid JSON" } },
-    ],
-  ])("ignores %s, in text and in base64 alike", async (_label, marks, expected) => {
-    const text = `${marks}{"title":"t"}`;
-    for (const isBase64Encoded of [false, true]) {
-      const body = isBase64Encoded ? Buffer.from(text).toString("base64") : text;
-      expect(await invoke(echo, { method: "POST", body, isBase64Encoded })).toMatchObject(expected);
-    }
+    ["a text body", "x", false],
+    ["a text body of two-byte characters", "é", false],
+    // 2^20 is not a multiple of 3: the base64 body is padded, and the padding is not counted.
+    ["a base64 body, by what it decodes to", "x", true],
+  ] as const)("takes %s of exactly the limit, not one byte more", async (_, fill, encoded) => {
+    const atLimit = objectOfBytes(BODY_MAX_BYTES, fill);
+    if (encoded) expect(Buffer.from(atLimit).toString("base64")).toMatch(/=$/);
+    expect((await send(atLimit, encoded)).status).toBe(200);
+    expect(await send(atLimit.replace('"a":"', '"a":"x'), encoded)).toEqual({
+      status: 413,
+      body: { detail: `Request body must be at most ${BODY_MAX_BYTES} bytes` },
+    });
   });
 
-  it("decodes a base64 body", async () => {
-    const body = Buffer.from(JSON.stringify({ title: "é😀" })).toString("base64");
-    const response = await invoke(echo, { method: "POST", body, isBase64Encoded: true });
-    expect(response).toMatchObject({ status: 200, body: { title: "é😀" } });
+  it.each([
+    ["ignores a leading byte-order mark", '\uFEFF{"title":"é😀"}', 200, { title: "é😀" }],
+    ["ignores only one mark", '\uFEFF\uFEFF{"title":"t"}', 400, { detail: INVALID }],
+    ["keeps a mark inside a string as text", '{"title":"\uFEFFx"}', 200, { title: "\uFEFFx" }],
+  ])("%s, in text and in base64 alike", async (_label, text, status, body) => {
+    expect(await send(text)).toEqual({ status, body });
+    expect(await send(text, true)).toEqual({ status, body });
   });
 });
 
 describe("headerLookup", () => {
-  it("reads a header whatever its case, from the multi-value map first, then the single", () => {
-    const event = { headers: { Origin: "https://a.example" }, multiValueHeaders: { X: [] } };
-    expect(headerLookup(event as never)("origin")).toBe("https://a.example");
-    expect(headerLookup(event as never)("ORIGIN")).toBe("https://a.example");
-    expect(headerLookup(event as never)("x")).toBeUndefined();
-    const multi = { headers: null, multiValueHeaders: { "Accept-Encoding": ["br", "gzip"] } };
-    expect(headerLookup(multi as never)("accept-encoding")).toBe("br, gzip");
-    expect(headerLookup({ headers: null, multiValueHeaders: null } as never)("origin")).toBe(
-      undefined,
-    );
-  });
+  const lookup = (headers: unknown, multiValueHeaders: unknown) =>
+    headerLookup({ headers, multiValueHeaders } as never);
 
-  it("takes the first of two names differing only in case, and the joined values over the last", () => {
-    const event = {
-      headers: { "If-None-Match": '"b"', "if-none-match": '"c"', Accept: "a/1", accept: "a/2" },
-      multiValueHeaders: { "If-None-Match": ['"a"', '"b"'], "if-none-match": ['"c"'] },
-    };
-    const header = headerLookup(event as never);
-    expect(header("if-none-match")).toBe('"a", "b"');
-    expect(header("accept")).toBe("a/1");
+  it("reads a header whatever its case, from the multi-value map first, then the single", () => {
+    const header = lookup(
+      { Origin: "https://a.example", "X-Thing": "one" },
+      { X: [], "x-thing": undefined, "Accept-Encoding": ["br", "gzip"] },
+    );
+    expect(header("origin")).toBe("https://a.example");
+    expect(header("ORIGIN")).toBe("https://a.example");
+    expect(header("x-thing")).toBe("one");
+    expect(header("x")).toBeUndefined();
+    expect(header("accept-encoding")).toBe("br, gzip");
+    expect(lookup(null, { "If-None-Match": ['"a"', '"b"'] })("if-none-match")).toBe('"a", "b"');
+    expect(lookup(null, null)("origin")).toBeUndefined();
+    // Of two names differing only in case, the first; the joined values over the last.
+    const twice = lookup(
+      { "If-None-Match": '"b"', "if-none-match": '"c"', Accept: "a/1", accept: "a/2" },
+      { "If-None-Match": ['"a"', '"b"'], "if-none-match": ['"c"'] },
+    );
+    expect(twice("if-none-match")).toBe('"a", "b"');
+    expect(twice("accept")).toBe("a/1");
   });
 });
 
@@ -109,16 +118,17 @@ describe("apiRequest", () => {
     expect(apiRequest(event, { pathParameter: undefined, scope }).pathId).toBeUndefined();
   });
 
-  it("without a request context, takes the route's path and has no request id", () => {
-    const { requestContext: _, ...event } = apiEvent({ method: "GET", postId: "3" });
-    const request = apiRequest(event as never, { pathParameter: "post_pk", scope });
-    expect(request.path).toBe("/api/post/3");
-    expect(request.requestId).toBeUndefined();
-  });
-
-  it("drops the path's trailing slashes", () => {
-    const event = apiEvent({ method: "POST" });
-    event.requestContext.path = "/dev/api/post//";
-    expect(apiRequest(event, { pathParameter: undefined, scope }).path).toBe("/dev/api/post");
+  // No path stands for no request context: the route's path then, and no request id.
+  it.each([
+    ["/blog/api/post/", "/blog/api/post"],
+    ["/dev/api/post//", "/dev/api/post"],
+    [undefined, "/api/post/3"],
+  ])("reads the path %j as %j, without trailing slashes", (path, expected) => {
+    const event = apiEvent({ method: "POST", postId: 3 });
+    if (path === undefined) Object.assign(event, { requestContext: undefined });
+    else event.requestContext.path = path;
+    const request = apiRequest(event, { pathParameter: "post_pk", scope });
+    expect(request.path).toBe(expected);
+    expect(request.requestId).toBe(event.requestContext?.requestId);
   });
 });

@@ -1,8 +1,8 @@
-// Unit: replies as API Gateway results: status helpers, gzip when accepted, any size buffered.
+// Unit: replies as API Gateway results: status helpers, gzip when accepted (from 1 KB on), any
+// size buffered.
 import { gunzipSync } from "node:zlib";
-import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { httpHandler } from "../../../lib/http/handler.js";
+import { bufferedResult, httpHandler } from "../../../lib/http/handler.js";
 import { acceptsGzip, gzipMemo, gzipPieces } from "../../../lib/http/compress.js";
 import {
   batches,
@@ -11,29 +11,23 @@ import {
   noContent,
   ok,
   outgoing,
+  type Reply,
 } from "../../../lib/http/response.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
-import { recordingLogger } from "../../helpers/handlers.js";
+import { quietLogger } from "../../helpers/handlers.js";
 
 describe("replies", () => {
   it("sets location on 201 and keeps the detail on 204", async () => {
-    const { logger } = recordingLogger();
-    const made = await invoke(
-      httpHandler(async () => created({ id: 1 }, "/api/post/1"), logger),
-      { method: "POST", body: {} },
-    );
-    expect(made).toMatchObject({
-      status: 201,
-      headers: { location: "/api/post/1" },
-      body: { id: 1 },
-    });
-    const gone = await invoke(
-      httpHandler(async () => noContent("Blog post #1 deleted"), logger),
-      { method: "DELETE", postId: "1" },
-    );
+    const sent = async (reply: Reply) => {
+      const step = async () => reply;
+      return invoke(httpHandler(step, quietLogger), { method: "GET" });
+    };
+    const made = await sent(created({ id: 1 }, "/api/post/1"));
+    const headers = { location: "/api/post/1", "content-type": "application/json" };
+    expect(made).toMatchObject({ status: 201, headers, body: { id: 1 } });
+    const gone = await sent(noContent("Blog post #1 deleted"));
     expect(gone).toMatchObject({ status: 204, body: { detail: "Blog post #1 deleted" } });
     // No body reaches an HTTP client on a 204, so no content-type names one.
-    expect(made.headers["content-type"]).toBe("application/json");
     expect(gone.headers["content-type"]).toBeUndefined();
     for (const response of [made, gone]) {
       expect(response.headers["x-content-type-options"]).toBe("nosniff");
@@ -44,19 +38,7 @@ describe("replies", () => {
 });
 
 describe("compression and the response limit", () => {
-  const { logger } = recordingLogger();
-  const list = (count: number, size: number) =>
-    httpHandler(
-      async () => ok(Array.from({ length: count }, (_, id) => ({ id, content: "x".repeat(size) }))),
-      logger,
-    );
-  const call = (handler: ReturnType<typeof list>, acceptEncoding?: string) =>
-    handler(
-      apiEvent({
-        method: "GET",
-        headers: acceptEncoding ? { "accept-encoding": acceptEncoding } : {},
-      }),
-    ) as Promise<APIGatewayProxyResult>;
+  const unzip = (body: string) => gunzipSync(Buffer.from(body, "base64")).toString();
 
   it.each([
     ["gzip", true],
@@ -64,6 +46,10 @@ describe("compression and the response limit", () => {
     ["br;q=1.0, gzip;q=0.5", true],
     ["*", true],
     ["gzip;q=0", false],
+    ["gzip; q=0", false],
+    ["gzip ;q=0", false],
+    [" gzip ; level=1 ; q=0", false],
+    ["gzip;level=1;q=0.5", true],
     ["gzip;q=0, *", false],
     ["deflate, *;q=0.1", true],
     ["identity", false],
@@ -72,32 +58,32 @@ describe("compression and the response limit", () => {
     expect(acceptsGzip(header)).toBe(expected);
   });
 
-  it("gzips a large body when the client accepts it, and the body decodes to the same JSON", async () => {
-    const handler = list(50, 100);
-    const plain = await call(handler);
-    const zipped = await call(handler, "gzip");
-    expect(plain.isBase64Encoded).toBeFalsy();
-    expect(zipped).toMatchObject({
-      isBase64Encoded: true,
-      headers: { "content-encoding": "gzip" },
-    });
-    expect(gunzipSync(Buffer.from(zipped.body ?? "", "base64")).toString()).toBe(plain.body);
-  });
-
-  it("leaves small bodies alone", async () => {
-    const response = await call(list(1, 10), "gzip");
-    expect(response.isBase64Encoded).toBeFalsy();
-    expect(response.headers?.["content-encoding"]).toBeUndefined();
+  it("compresses from 1 KB on: a body of exactly 1024 bytes is gzipped, 1023 is not", async () => {
+    const answer = async (json: string) =>
+      bufferedResult(await outgoing({ statusCode: 200, body: undefined, json: [json] }, true));
+    const zipped = await answer("x".repeat(1024));
+    expect(zipped.isBase64Encoded).toBe(true);
+    expect(unzip(zipped.body)).toBe("x".repeat(1024));
+    const small = await answer("x".repeat(1023));
+    expect(small.isBase64Encoded).toBeUndefined();
+    expect(small.headers).not.toHaveProperty("content-encoding");
   });
 
   it("answers a body over 6 MB in full, buffered (serverless-offline), plain or gzipped", async () => {
-    const handler = list(7_000, 1_000); // ~7 MB of JSON, very compressible
-    const plain = await call(handler);
+    const rows = Array.from({ length: 7_000 }, (_, id) => ({ id, content: "x".repeat(1_000) }));
+    const handler = httpHandler(async () => ok(rows), quietLogger); // ~7 MB, very compressible
+    const call = (headers = {}) => handler(apiEvent({ method: "GET", headers }));
+    const plain = await call();
     expect(plain.statusCode).toBe(200);
     expect(JSON.parse(plain.body)).toHaveLength(7_000);
-    const zipped = await call(handler, "gzip");
-    expect(zipped.statusCode).toBe(200);
-    expect(gunzipSync(Buffer.from(zipped.body, "base64")).toString()).toBe(plain.body);
+    expect(plain.isBase64Encoded).toBeFalsy();
+    const zipped = await call({ "accept-encoding": "gzip" });
+    expect(zipped).toMatchObject({
+      statusCode: 200,
+      isBase64Encoded: true,
+      headers: { "content-encoding": "gzip" },
+    });
+    expect(unzip(zipped.body)).toBe(plain.body);
   });
 });
 
@@ -108,9 +94,7 @@ describe("pieces grouped into batches", () => {
     expect(grouped.flat()).toEqual(pieces);
     expect(grouped).toHaveLength(10);
     expect(grouped.every((batch) => batch.length === 10)).toBe(true);
-  });
-
-  it("measures text in UTF-8 bytes and bytes as they are, and keeps a short last batch", () => {
+    // Text is measured in UTF-8 bytes, bytes as they are; a short last batch is kept.
     expect([...batches([], 10)]).toEqual([]);
     expect([...batches(["é", "é"], 4)]).toEqual([["é", "é"]]);
     const bytes = Buffer.from("abc");
@@ -119,7 +103,7 @@ describe("pieces grouped into batches", () => {
 });
 
 describe("an answer's size as sent", () => {
-  it("is the JSON's UTF-8 bytes, or gzip's when compressed, or the error's", async () => {
+  it("is the JSON's UTF-8 bytes, or gzip's when compressed, or the error's, or none", async () => {
     const body = { text: "é".repeat(1_000) };
     const plain = await outgoing(ok(body), false);
     expect(plain.bytes).toBe(Buffer.byteLength(JSON.stringify(body)));
@@ -129,20 +113,11 @@ describe("an answer's size as sent", () => {
     expect(zipped.bytes).toBeLessThan(plain.bytes);
     const error = errorOutgoing(500, "é");
     expect(error.bytes).toBe(Buffer.byteLength('{"detail":"é"}'));
-  });
-
-  it("is nothing for a 304, which is never gzipped", async () => {
-    const held = await outgoing(
-      { statusCode: 304, body: undefined, headers: { etag: '"t"' } },
-      true,
-    );
-    expect(held).toEqual({
-      statusCode: 304,
-      headers: { etag: '"t"', vary: "accept-encoding" },
-      body: [],
-      gzipped: false,
-      bytes: 0,
-    });
+    // Nothing for a 304, which is never gzipped.
+    const reply = { statusCode: 304, body: undefined, headers: { etag: '"t"' } };
+    const held = await outgoing(reply, true);
+    const headers = { etag: '"t"', vary: "accept-encoding" };
+    expect(held).toEqual({ statusCode: 304, headers, body: [], gzipped: false, bytes: 0 });
   });
 });
 
@@ -159,9 +134,7 @@ describe("gzip over pieces", () => {
     const zipped = await gzipPieces(pieces);
     const expected = Buffer.concat(pieces.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
     expect(gunzipSync(Buffer.concat(zipped)).equals(expected)).toBe(true);
-  });
-
-  it("makes a valid empty gzip of no pieces", async () => {
+    // No pieces make a valid empty gzip.
     expect(gunzipSync(Buffer.concat(await gzipPieces([]))).length).toBe(0);
   });
 });
@@ -169,17 +142,14 @@ describe("gzip over pieces", () => {
 describe("gzipMemo, a handler's memo of its last tagged gzip", () => {
   const body = ["x".repeat(2_000)];
 
-  it("compresses a tagged body once, and again only for another tag", async () => {
+  it("compresses a tagged body once, again only for another tag, never one untagged", async () => {
     const compress = gzipMemo();
     const first = compress(body, '"a"');
     expect(compress(["other bytes"], '"a"')).toBe(first);
     const second = compress(body, '"b"');
     expect(second).not.toBe(first);
     expect(gunzipSync(Buffer.concat(await second)).toString()).toBe(body[0]);
-  });
-
-  it("never remembers an untagged body", () => {
-    const compress = gzipMemo();
+    // An untagged body is never remembered.
     expect(compress(body, undefined)).not.toBe(compress(body, undefined));
   });
 

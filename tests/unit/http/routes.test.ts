@@ -1,14 +1,17 @@
-// Unit: the five handlers over an in-memory repository: what they answer where DynamoDB's
-// behaviour is not in question (path ids, Idempotency-Key statuses, a
-// list past 6 MB answered buffered in full, as serverless-offline serves it).
+// Unit: the five handlers over an in-memory repository, where DynamoDB's behaviour is not in
+// question: path ids, Idempotency-Key statuses, a list past 6 MB answered buffered in full (as
+// serverless-offline serves it), and the list prepared at init.
 import { gunzipSync } from "node:zlib";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { preparedListHandler } from "../../../lib/app/runtime.js";
 import { listPosts } from "../../../lib/http/routes.js";
 import { apiEvent, invoke } from "../../helpers/events.js";
-import { handlersOver, recordingLogger } from "../../helpers/handlers.js";
+import { handlersOver, quietLogger } from "../../helpers/handlers.js";
 import { InMemoryPostRepository } from "../../helpers/memory-repository.js";
+
+const unzip = (answer: APIGatewayProxyResult) =>
+  gunzipSync(Buffer.from(answer.body, "base64")).toString();
 
 describe("path ids", () => {
   it.each(["0", "-1", "1.5", "01", "1e3", "abc", "9007199254740992", "%20"])(
@@ -20,9 +23,8 @@ describe("path ids", () => {
       const before = posts.snapshot();
       const expected = { status: 400, body: { detail: expect.any(String) } };
       expect(await invoke(api.get, { method: "GET", postId })).toMatchObject(expected);
-      expect(
-        await invoke(api.update, { method: "PUT", postId, body: { title: "x" } }),
-      ).toMatchObject(expected);
+      const update = await invoke(api.update, { method: "PUT", postId, body: { title: "x" } });
+      expect(update).toMatchObject(expected);
       expect(await invoke(api.delete, { method: "DELETE", postId })).toMatchObject(expected);
       expect(posts.snapshot()).toEqual(before);
     },
@@ -30,7 +32,7 @@ describe("path ids", () => {
 });
 
 describe("Idempotency-Key", () => {
-  const request = (key: string, body: unknown) => ({
+  const request = (key: string, body: unknown = { title: "t", content: "c" }) => ({
     method: "POST" as const,
     body,
     headers: { "idempotency-key": key },
@@ -39,7 +41,7 @@ describe("Idempotency-Key", () => {
   it("replays the first outcome and refuses another body with 422", async () => {
     const posts = new InMemoryPostRepository();
     const { create } = handlersOver(posts);
-    const first = await invoke(create, request("k1", { title: "t", content: "c" }));
+    const first = await invoke(create, request("k1"));
     const again = await invoke(create, request("k1", { content: "c", title: "t" }));
     expect(first.status).toBe(201);
     expect(again).toEqual(first);
@@ -51,51 +53,29 @@ describe("Idempotency-Key", () => {
   });
 
   it.each([
-    [
-      "on a deployment without the keys table",
-      false,
-      "k2",
-      "Idempotency-Key is not enabled on this deployment",
-    ],
-    [
-      "for a key that is not 1 to 255 visible ASCII characters",
-      true,
-      "a b",
-      "Idempotency-Key must be 1 to 255 visible ASCII characters",
-    ],
+    ["without the keys table", false, "k2", "is not enabled on this deployment"],
+    ["for a bad key", true, "a b", "must be 1 to 255 visible ASCII characters"],
   ])("is 400 %s, and nothing is written", async (_label, idempotency, key, detail) => {
     const posts = new InMemoryPostRepository({ idempotency });
-    const response = await invoke(
-      handlersOver(posts).create,
-      request(key, { title: "t", content: "c" }),
-    );
-    expect(response).toMatchObject({ status: 400, body: { detail } });
+    const response = await invoke(handlersOver(posts).create, request(key));
+    expect(response).toMatchObject({ status: 400, body: { detail: `Idempotency-Key ${detail}` } });
     expect(posts.snapshot()).toEqual([]);
   });
 });
 
-describe("a list larger than Lambda's 6 MB buffered response limit, answered buffered", () => {
-  const bigList = async () => {
+describe("a list larger than Lambda's 6 MB buffered response limit", () => {
+  it("arrives whole, buffered, gzipped when the client accepts gzip and plain when not", async () => {
     const posts = new InMemoryPostRepository();
     const content = "lorem ipsum dolor sit amet ".repeat(400); // ~10.8 KB
     for (let i = 0; i < 640; i++) await posts.create({ title: `p${i}`, content });
-    return handlersOver(posts).list;
-  };
-
-  it("arrives whole, gzipped, when the client accepts gzip", async () => {
-    const handler = await bigList();
-    const result = (await handler(
-      apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }),
-    )) as APIGatewayProxyResult;
-    expect(result).toMatchObject({ statusCode: 200, isBase64Encoded: true });
-    const posts = JSON.parse(gunzipSync(Buffer.from(result.body ?? "", "base64")).toString());
-    expect(posts).toHaveLength(640);
-  });
-
-  it("arrives whole, plain, when the client does not accept gzip", async () => {
-    const response = await invoke(await bigList(), { method: "GET" });
-    expect(response.status).toBe(200);
-    expect(response.body).toHaveLength(640);
+    const { list } = handlersOver(posts);
+    const zipped = await list(apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } }));
+    expect(zipped).toMatchObject({ statusCode: 200, isBase64Encoded: true });
+    expect(JSON.parse(unzip(zipped))).toHaveLength(640);
+    expect(await invoke(list, { method: "GET" })).toMatchObject({
+      status: 200,
+      body: { length: 640 },
+    });
   });
 });
 
@@ -106,24 +86,18 @@ describe("each operation's answer", () => {
     return { posts, api: handlersOver(posts), id: post.id };
   };
 
-  it("create without a key needs no keys table: 201 with the post and where it lives", async () => {
-    const { api } = await stored();
-    const response = await invoke(api.create, {
-      method: "POST",
-      body: { title: "new", content: "c" },
-    });
-    expect(response).toMatchObject({
+  it("create: without a key needs no keys table, 201 with the post and where it lives; 409 for an id taken", async () => {
+    const { api, id } = await stored();
+    const create = (body: object) => invoke(api.create, { method: "POST", body });
+    expect(await create({ title: "new", content: "c" })).toMatchObject({
       status: 201,
       headers: { location: "/dev/api/post/2" },
       body: { id: 2, title: "new", content: "c" },
     });
-  });
-
-  it("create with an id already taken: 409 naming it", async () => {
-    const { api, id } = await stored();
-    expect(
-      await invoke(api.create, { method: "POST", body: { id, title: "t", content: "c" } }),
-    ).toMatchObject({ status: 409, body: { detail: `Blog post #${id} already exists` } });
+    expect(await create({ id, title: "t", content: "c" })).toMatchObject({
+      status: 409,
+      body: { detail: `Blog post #${id} already exists` },
+    });
   });
 
   it("get of a post that is not there: 404 naming it", async () => {
@@ -141,11 +115,9 @@ describe("each operation's answer", () => {
       [api.get, id],
       [api.list, undefined],
     ] as const) {
-      const first = await invoke(handler, { method: "GET", postId });
-      const etag = String(first.headers.etag);
-      const again = await handler(
-        apiEvent({ method: "GET", postId, headers: { "if-none-match": etag } }),
-      );
+      const etag = String((await invoke(handler, { method: "GET", postId })).headers.etag);
+      const headers = { "if-none-match": etag };
+      const again = await handler(apiEvent({ method: "GET", postId, headers }));
       expect(again).toMatchObject({ statusCode: 304, headers: { etag } });
     }
   });
@@ -162,11 +134,9 @@ describe("each operation's answer", () => {
 
 describe("the list prepared at init (preparedListHandler)", () => {
   const gzipped = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
-  const unzip = (answer: APIGatewayProxyResult) =>
-    gunzipSync(Buffer.from(answer.body ?? "", "base64")).toString();
   const runtime = (posts: InMemoryPostRepository) => ({
     posts,
-    logger: recordingLogger().logger,
+    logger: quietLogger,
     corsOrigins: [],
   });
 
@@ -179,7 +149,7 @@ describe("the list prepared at init (preparedListHandler)", () => {
     }) as InMemoryPostRepository;
     const list = await preparedListHandler(runtime(counted));
     expect(reads).toBe(1);
-    const answer = (await list(gzipped)) as APIGatewayProxyResult;
+    const answer = await list(gzipped);
     expect(answer.isBase64Encoded).toBe(true);
     expect(JSON.parse(unzip(answer))).toHaveLength(30);
   });
@@ -195,20 +165,15 @@ describe("the list prepared at init (preparedListHandler)", () => {
       }),
     });
   };
-  const bodies = ["first", "second"].map((title) =>
+  const bodies = ["first", "second", "third"].map((title) =>
     JSON.stringify(Array.from({ length: 40 }, (_, id) => ({ id, title }))),
   );
 
-  it("compresses the list at init, so the first list sends the gzip made then", async () => {
-    // Two bodies under one tag: the answer shows which one was compressed, and when.
-    const list = await preparedListHandler(runtime(forged(bodies)));
-    expect(unzip((await list(gzipped)) as APIGatewayProxyResult)).toBe(bodies[0]);
-  });
-
-  it("keeps that gzip in the handler's own memo, which no other handler reads", async () => {
+  it("compresses the list at init into the handler's own memo, which no other handler reads", async () => {
+    // Bodies under one tag: the answers show which one was compressed, and when.
     const posts = forged(bodies);
-    await preparedListHandler(runtime(posts));
-    const other = listPosts(posts, recordingLogger().logger);
-    expect(unzip((await other(gzipped)) as APIGatewayProxyResult)).toBe(bodies[1]);
+    const list = await preparedListHandler(runtime(posts));
+    expect(unzip(await list(gzipped))).toBe(bodies[0]);
+    expect(unzip(await listPosts(posts, quietLogger)(gzipped))).toBe(bodies[2]);
   });
 });

@@ -1,3 +1,4 @@
+// Unit: a paused stage's 503, and what the pipeline tells the spending limit each answer used.
 import { describe, expect, it } from "vitest";
 import { pauseAt } from "../../../lib/spend/calendar.js";
 import { httpHandler } from "../../../lib/http/handler.js";

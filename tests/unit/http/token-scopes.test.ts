@@ -36,19 +36,12 @@ describe("scopesOfGroups", () => {
 });
 
 describe("grantScopes", () => {
-  it("adds a writer's scopes to the access token alone, leaving the ID token as it is", async () => {
-    const answered = await grantScopes(GROUPS)(signIn(["writers"]));
-    expect(answered.response).toEqual({
-      claimsAndScopeOverrideDetails: {
-        accessTokenGeneration: { scopesToAdd: ["blog/read", "blog/write"] },
-      },
-    });
-  });
-
-  it("adds nothing for a user in no group", async () => {
-    const answered = await grantScopes(GROUPS)(signIn(undefined));
-    expect(answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration).toEqual({
-      scopesToAdd: [],
-    });
+  it.each([
+    [["writers"], ["blog/read", "blog/write"]],
+    [undefined, []],
+  ])("adds the scopes of a user in %j to the access token alone: %j", async (groups, scopes) => {
+    const answered = await grantScopes(GROUPS)(signIn(groups));
+    const accessTokenGeneration = { scopesToAdd: scopes };
+    expect(answered.response).toEqual({ claimsAndScopeOverrideDetails: { accessTokenGeneration } });
   });
 });

@@ -74,20 +74,10 @@ describe("validateCreate", () => {
 
   it("keeps a client-sent id and timestamps, reading both timestamp forms", () => {
     vi.stubEnv("TZ", "UTC");
-    expect(
-      validateCreate({
-        id: 7,
-        title: "t",
-        content: "c",
-        created_at: "2026-04-03 15:06:07",
-        updated_at: null,
-      }),
-    ).toEqual({
-      id: 7,
-      title: "t",
-      content: "c",
+    const sent = { id: 7, title: "t", content: "c", updated_at: null };
+    expect(validateCreate({ ...sent, created_at: "2026-04-03 15:06:07" })).toEqual({
+      ...sent,
       created_at: "2026-03-04T15:06:07.000Z",
-      updated_at: null,
     });
   });
 
@@ -134,19 +124,10 @@ describe("validateUpdate", () => {
 describe("serializePost", () => {
   it("shows exactly the five keys with formatted timestamps", () => {
     vi.stubEnv("TZ", "UTC");
-    const shown = serializePost({
-      id: 3,
-      title: "t",
-      content: "c",
-      created_at: "2026-03-04T15:06:07.000Z",
-      updated_at: null,
-    });
-    expect(shown).toStrictEqual({
-      id: 3,
-      title: "t",
-      content: "c",
+    const stored = { id: 3, title: "t", content: "c", updated_at: null };
+    expect(serializePost({ ...stored, created_at: "2026-03-04T15:06:07.000Z" })).toStrictEqual({
+      ...stored,
       created_at: "2026-04-03 15:06:07",
-      updated_at: null,
     });
   });
 });
@@ -167,12 +148,8 @@ describe("postToStore", () => {
   });
 
   it("keeps what the client sent, null included", () => {
-    const sent = {
-      title: "t",
-      content: "c",
-      created_at: "2020-01-02T03:04:05.000Z",
-      updated_at: null,
-    };
+    const createdAt = "2020-01-02T03:04:05.000Z";
+    const sent = { title: "t", content: "c", created_at: createdAt, updated_at: null };
     expect(postToStore(sent, 9)).toEqual({ id: 9, ...sent });
   });
 });

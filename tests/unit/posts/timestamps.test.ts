@@ -62,6 +62,9 @@ describe("parseClientTimestamp", () => {
     ["second 60", "2026-04-03 15:06:60"],
     ["a slash date", "2026/03/04 15:06:07"],
     ["trailing text", "2026-04-03 15:06:07 UTC"],
+    // Some zone would show these with a year outside 0000-9999.
+    ["year 0000", "0000-06-01T00:00:00Z"],
+    ["year 9999", "9999-06-01T00:00:00Z"],
   ])("rejects %s", (_label, value) => {
     useZone("UTC");
     expect(parseClientTimestamp(value)).toBeUndefined();
@@ -75,13 +78,6 @@ describe("parseClientTimestamp", () => {
 });
 
 describe("timestamps at the ends of the calendar", () => {
-  it.each(["0000-06-01T00:00:00Z", "9999-06-01T00:00:00Z"])(
-    "refuses %s, which some zone would show with a year outside 0000-9999",
-    (text) => {
-      expect(parseClientTimestamp(text)).toBeUndefined();
-    },
-  );
-
   it.each([
     ["America/New_York", "0001-01-01T00:00:00Z", /^0000-31-12 \d{2}:\d{2}:\d{2}$/],
     ["Asia/Tokyo", "9998-12-31T23:30:00Z", /^9999-01-01 \d{2}:\d{2}:\d{2}$/],

@@ -3,22 +3,18 @@ import { WORKLOAD } from "../../../scripts/lib/cost.mjs";
 import { worstLines, worstMonth } from "../../../scripts/lib/cost-limit.mjs";
 import * as spend from "../../../scripts/lib/spend-code.js";
 
-const templateWith = (limit: string) => ({
-  Resources: {
-    ListPostsLambdaFunction: {
-      Type: "AWS::Lambda::Function",
-      Properties: {
-        Handler: "dist/list-posts/index.handler",
-        MemorySize: 1024,
-        Environment: { Variables: { SPEND_LIMIT_USD: limit } },
-      },
+const templateWith = (SPEND_LIMIT_USD: string) => {
+  const Handler = "dist/list-posts/index.handler";
+  const Environment = { Variables: { SPEND_LIMIT_USD } };
+  const throttle = { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 };
+  const list = { Handler, MemorySize: 1024, Environment };
+  return {
+    Resources: {
+      ListPostsLambdaFunction: { Type: "AWS::Lambda::Function", Properties: list },
+      Stage: { Type: "AWS::ApiGateway::Stage", Properties: { MethodSettings: [throttle] } },
     },
-    Stage: {
-      Type: "AWS::ApiGateway::Stage",
-      Properties: { MethodSettings: [{ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 }] },
-    },
-  },
-});
+  };
+};
 
 describe("the worst month with the spending limit on", () => {
   it("is the limit, one window of the stage's throttle in plain lists, and nothing paused", () => {

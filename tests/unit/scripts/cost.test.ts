@@ -16,37 +16,30 @@ import {
   priceTemplate,
   sum,
 } from "../../../scripts/lib/cost.mjs";
+import { linesWrittenBy } from "../../helpers/handlers.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const prices = JSON.parse(readFileSync(`${root}config/prices.json`, "utf8"));
 
-type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+type Props = Record<string, unknown>;
+type Resources = Record<string, { Type: string; Properties?: Props }>;
 const price = (resources: Resources) => priceTemplate({ Resources: resources }, prices);
 /** Each idle line's cost, by resource. */
 const idle = (resources: Resources) =>
   Object.fromEntries(price(resources).idle.lines.map((line) => [line.resource, line.usd]));
 
-const metric = (name: string, fn = "ListPostsLambdaFunction") => [
-  "BlogPostApi",
-  name,
-  "function_name",
-  `\${${fn}}`,
-  { stat: "Sum" },
-];
-const dashboard = (rows: unknown[]) => ({
-  Type: "AWS::CloudWatch::Dashboard",
-  Properties: {
-    DashboardBody: { "Fn::Sub": JSON.stringify({ widgets: [{ properties: { metrics: rows } }] }) },
-  },
-});
-const alarm = (properties: Record<string, unknown>) => ({
-  Type: "AWS::CloudWatch::Alarm",
-  Properties: properties,
-});
+const metric = (name: string, fn = "ListPostsLambdaFunction") =>
+  ["BlogPostApi", name, "function_name", `\${${fn}}`, { stat: "Sum" }] as const;
+const dashboard = (metrics: unknown[]) => {
+  const body = JSON.stringify({ widgets: [{ properties: { metrics } }] });
+  return { Type: "AWS::CloudWatch::Dashboard", Properties: { DashboardBody: { "Fn::Sub": body } } };
+};
+const alarm = (Properties: Props) => ({ Type: "AWS::CloudWatch::Alarm", Properties });
 const metricStat = (id: string) => ({
   Id: id,
   MetricStat: { Metric: { Namespace: "AWS/Lambda", MetricName: id }, Period: 60, Stat: "Sum" },
 });
+const closeTo = (usd: number) => expect.closeTo(usd);
 const queue = (fifo: boolean) => ({ Type: "AWS::SQS::Queue", Properties: { FifoQueue: fifo } });
 const pollsOf = (queueId: string) => ({
   Type: "AWS::Lambda::EventSourceMapping",
@@ -70,14 +63,13 @@ describe("config/prices.json", () => {
 
   it("holds the first-tier list prices it is read for", () => {
     const rate = (name: string) => prices.prices[name].usd / prices.prices[name].per;
-    expect(rate("apiGatewayRestRequests") * 1e6).toBeCloseTo(3.5);
-    expect(rate("dataTransferOut")).toBeCloseTo(0.09);
-    expect(rate("eventBridgeCustomEvents") * 1e6).toBeCloseTo(1);
-    expect(rate("pipesRequests") * 1e6).toBeCloseTo(0.4);
-    expect(rate("cloudWatchMetrics")).toBeCloseTo(0.3);
+    const perMillion = ["apiGatewayRestRequests", "eventBridgeCustomEvents", "pipesRequests"];
+    expect(perMillion.map((name) => rate(name) * 1e6)).toEqual([3.5, 1, 0.4].map(closeTo));
+    const perUnit = ["dataTransferOut", "cloudWatchMetrics", "cloudWatchAlarmMetrics"];
+    expect([...perUnit, "cloudWatchLogsIngestion"].map(rate)).toEqual(
+      [0.09, 0.3, 0.1, 0.5].map(closeTo),
+    );
     expect(rate("cloudWatchDashboards")).toBe(3);
-    expect(rate("cloudWatchAlarmMetrics")).toBeCloseTo(0.1);
-    expect(rate("cloudWatchLogsIngestion")).toBeCloseTo(0.5);
     expect([rate("wafWebAcls"), rate("wafRules"), rate("wafRequests") * 1e6]).toEqual([5, 1, 0.6]);
     expect([rate("cognitoM2mClients"), rate("cognitoM2mTokens") * 1000]).toEqual([6, 2.25]);
   });
@@ -93,10 +85,7 @@ describe("idle cost", () => {
       Dead: queue(false),
       Api: { Type: "AWS::ApiGateway::RestApi" },
       Pool: { Type: "AWS::Cognito::UserPool" },
-      SignIn: {
-        Type: "AWS::Cognito::UserPoolClient",
-        Properties: { AllowedOAuthFlows: ["code"] },
-      },
+      SignIn: { Type: "AWS::Cognito::UserPoolClient", Properties: { AllowedOAuthFlows: ["code"] } },
     });
     expect(cost.idle.totalUsd).toBe(0);
     expect(cost.idle.lines).toHaveLength(8);
@@ -113,65 +102,43 @@ describe("idle cost", () => {
       Properties: { AllowedOAuthFlows: flows },
     });
     const resources = { Machine: client(["client_credentials"]), People: client(["code"]) };
-    expect(idle({ One: acl(1), Three: acl(3), ...resources })).toEqual({
-      One: 6,
-      Three: 8,
-      Machine: 6,
-      People: 0,
-    });
+    const expected = { One: 6, Three: 8, Machine: 6, People: 0 };
+    expect(idle({ One: acl(1), Three: acl(3), ...resources })).toEqual(expected);
   });
 
   it("counts a dashboard's distinct metrics: free up to 50 and for 3 dashboards, else $3", () => {
     const rows = (n: number) => Array.from({ length: n }, (_, i) => metric(`M${i}`));
-    expect(idle({ A: dashboard(rows(50)), B: dashboard(rows(51)), C: dashboard(rows(1)) })).toEqual(
-      { A: 0, B: 3, C: 0 },
-    );
+    const three = { A: dashboard(rows(50)), B: dashboard(rows(51)), C: dashboard(rows(1)) };
+    expect(idle(three)).toEqual({ A: 0, B: 3, C: 0 });
     const four = { A: dashboard([]), B: dashboard([]), C: dashboard([]), D: dashboard([]) };
     expect(idle(four)).toEqual({ A: 0, B: 0, C: 0, D: 3 });
   });
 
   it("reads a body built with Fn::Join, repeats and shorthands, and leaves out expressions", () => {
-    const body = JSON.stringify({
-      widgets: [
-        {
-          properties: {
-            metrics: [
-              [{ expression: "a + b", id: "sum" }],
-              metric("Latency"),
-              metric("Latency", "GetPostLambdaFunction"),
-              metric("Latency"),
-              ["...", "${DeletePostLambdaFunction}", { stat: "p99" }],
-              [".", "Errors", ".", "."],
-            ],
-          },
-        },
-        { type: "log", properties: { query: "fields @message" } },
-      ],
-    });
+    const metrics = [
+      [{ expression: "a + b", id: "sum" }],
+      ...[metric("Latency"), metric("Latency", "GetPostLambdaFunction"), metric("Latency")],
+      ["...", "${DeletePostLambdaFunction}", { stat: "p99" }],
+      [".", "Errors", ".", "."],
+    ];
+    const log = { type: "log", properties: { query: "fields @message" } };
+    const body = JSON.stringify({ widgets: [{ properties: { metrics } }, log] });
     const [head, tail] = body.split("${GetPostLambdaFunction}");
     const joined = { "Fn::Join": ["", [head, { Ref: "GetPostLambdaFunction" }, tail]] };
     expect(dashboardMetrics(joined)).toEqual({ count: 4 });
   });
 
   it("counts each metric an alarm reads, the stage's first 10 free: 11 cost $0.10", () => {
-    const alarms = {
-      Errors: alarm({
-        Metrics: [{ Id: "total", Expression: "a + b" }, metricStat("a"), metricStat("b")],
-      }),
-      ...Object.fromEntries(
-        Array.from({ length: 9 }, (_, i) => [`A${i}`, alarm({ MetricName: "Errors" })]),
-      ),
-    };
-    const cost = price(alarms);
+    const Metrics = [{ Id: "total", Expression: "a + b" }, metricStat("a"), metricStat("b")];
+    const nine = Array.from({ length: 9 }, (_, i) => [`A${i}`, alarm({ MetricName: "Errors" })]);
+    const cost = price({ Errors: alarm({ Metrics }), ...Object.fromEntries(nine) });
     expect(cost.idle.lines.map((line) => line.usd)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0.1]);
     expect(cost.idle.totalUsd).toBe(0.1);
   });
 
   it("estimates a Pipe's polls of a stream past the free 2.5 million streams reads", () => {
-    const pipe = {
-      Type: "AWS::Pipes::Pipe",
-      Properties: { Source: { "Fn::GetAtt": ["PostsTable", "StreamArn"] } },
-    };
+    const Source = { "Fn::GetAtt": ["PostsTable", "StreamArn"] };
+    const pipe = { Type: "AWS::Pipes::Pipe", Properties: { Source } };
     const cost = price({ First: pipe, Second: pipe });
     // 4 polls a second for 30 days: 10,368,000; the first Pipe's take the free 2.5 million.
     expect(cost.idle.lines.map((line) => line.usd)).toEqual([1.5736, 2.0736]);
@@ -204,17 +171,12 @@ describe("idle cost", () => {
 });
 
 describe("a million requests", () => {
-  const stage: Resources = {
-    ListPostsLambdaFunction: { Type: "AWS::Lambda::Function", Properties: { MemorySize: 1024 } },
-    GetPostLambdaFunction: { Type: "AWS::Lambda::Function", Properties: { MemorySize: 1024 } },
+  const lambda = { Type: "AWS::Lambda::Function", Properties: { MemorySize: 1024 } };
+  const stage: Resources = { ListPostsLambdaFunction: lambda, GetPostLambdaFunction: lambda };
+  const lines = (Resources: Resources, workload = WORKLOAD) => {
+    const { perMillion } = priceTemplate({ Resources }, prices, workload);
+    return Object.fromEntries(perMillion.lines.map((line) => [line.resource, line]));
   };
-  const lines = (resources: Resources, workload = WORKLOAD) =>
-    Object.fromEntries(
-      priceTemplate({ Resources: resources }, prices, workload).perMillion.lines.map((line) => [
-        line.resource,
-        line,
-      ]),
-    );
 
   it("prices the gateway, Lambda, DynamoDB, data out, metrics and logs at list price", () => {
     const priced = lines(stage);
@@ -261,9 +223,8 @@ describe("a million requests", () => {
   });
 
   it("states the bytes of a list of 100 posts of about 1,000 bytes, plain and gzipped", () => {
-    // Each post its own stretch of prose, the docs' (over 200 KB, so no stretch repeats within
-    // gzip's window, which would squeeze it far more), in the list's shape, gzipped at level 1 as
-    // the list route does (lib/http/compress.ts).
+    // Each post its own stretch of the docs' prose (no repeats within gzip's window, which would
+    // squeeze it far more), gzipped at level 1 as the list route does (lib/http/compress.ts).
     const docs = readdirSync(`${root}docs`).filter((name) => name.endsWith(".md"));
     const text = docs.sort().map((name) => readFileSync(`${root}docs/${name}`, "utf8"));
     const words = text.join(" ").replace(/\s+/g, " ");
@@ -295,36 +256,29 @@ describe("what the pricing copies from the code", () => {
     expect(METRIC_SERIES.DeliverWebhooksLambdaFunction).toBe(source.match(/_aws: emf\(/g)?.length);
   });
 
-  it("sizes a list's log line within 15% of the line lib/http/log-line.ts writes", () => {
-    const written: string[] = [];
-    const write = vi
-      .spyOn(process.stdout, "write")
-      .mockImplementation((line) => written.push(String(line)) > 0);
+  it("sizes a list's log line within 15% of the line lib/http/log-line.ts writes", async () => {
     vi.stubEnv("_X_AMZN_TRACE_ID", "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=0");
+    const functionName = "blog-post-api-prod-listPosts";
     const context = {
-      functionName: "blog-post-api-prod-listPosts",
+      functionName,
       memoryLimitInMB: "1024",
-      invokedFunctionArn:
-        "arn:aws:lambda:us-east-1:123456789012:function:blog-post-api-prod-listPosts",
+      invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
       awsRequestId: "8f5c2a1e-3b4d-4e6f-9a7b-1c2d3e4f5a6b",
     };
+    const request = { method: "GET", route: "GET /api/post", pathId: undefined };
     const record = {
       request: {
-        method: "GET",
-        route: "GET /api/post",
+        ...request,
         requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
-        pathId: undefined,
         scope: { counts: { ListFromMemory: 1, ReadUnits: 8 } },
       },
       invocation: invocationFields(context, false),
       started: performance.now() - 3,
     };
-    try {
-      logRequest(createLogger("info"), record as never, { statusCode: 200, body: "" } as never, {});
-    } finally {
-      write.mockRestore();
-    }
-    const bytes = Buffer.byteLength(written.join(""));
+    const lines = await linesWrittenBy(() =>
+      logRequest(createLogger("info"), record as never, { statusCode: 200, body: "" } as never, {}),
+    );
+    const bytes = Buffer.byteLength(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
     expect(Math.abs(REQUEST_LINE_BYTES - bytes) / bytes).toBeLessThan(0.15);
   });
 });

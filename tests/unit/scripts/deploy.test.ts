@@ -12,38 +12,27 @@ const POOL = {
 
 describe("smokePlan", () => {
   it("runs the smoke with the pool's token when the stack has the pool", () => {
-    expect(smokePlan(POOL, { AUTH_USER_POOL: "true" })).toEqual({
-      flags: ["--url", URL],
-      token: "from-pool",
-    });
+    const plan = { flags: ["--url", URL], token: "from-pool" };
+    expect(smokePlan(POOL, { AUTH_USER_POOL: "true" })).toEqual(plan);
   });
 
   it("runs it without a token when writes are open on purpose", () => {
     const env = { ALLOW_ANONYMOUS_WRITES: "true", TIME_ZONE: "Europe/Paris", CORS_ORIGINS: "*" };
+    const flags = ["--url", URL, "--time-zone", "Europe/Paris"];
     expect(smokePlan({ ServiceEndpoint: URL }, env)).toEqual({
-      flags: [
-        "--url",
-        URL,
-        "--time-zone",
-        "Europe/Paris",
-        "--origin",
-        "https://any-origin.example",
-      ],
+      flags: [...flags, "--origin", "https://any-origin.example"],
       token: "none",
     });
   });
 
   it("prints the exact command when the tokens come from an issuer of the user's", () => {
-    const plan = smokePlan(
-      { ServiceEndpoint: URL },
-      {
-        AUTH_ISSUER_URL: "https://issuer.example",
-        TIME_ZONE: "Europe/Paris",
-        ALLOW_ANONYMOUS_WRITES: "true",
-        CORS_ORIGINS: "https://blog.example, https://admin.example",
-      },
-    );
-    expect(plan).toEqual({
+    const env = {
+      AUTH_ISSUER_URL: "https://issuer.example",
+      TIME_ZONE: "Europe/Paris",
+      ALLOW_ANONYMOUS_WRITES: "true",
+      CORS_ORIGINS: "https://blog.example, https://admin.example",
+    };
+    expect(smokePlan({ ServiceEndpoint: URL }, env)).toEqual({
       print:
         "Writes on this stage need a token from https://issuer.example; check the stage with: " +
         `npm run smoke -- --url ${URL} --time-zone Europe/Paris --origin https://blog.example --token <access token>`,

@@ -11,20 +11,15 @@ import {
 describe("what the gateway answers by itself", () => {
   const NONE: string[] = [];
   it.each([
-    ["PATCH", "/api/post/1"],
-    ["HEAD", "/api/post"],
-    ["OPTIONS", "/api/post"],
-    ["GET", "/api/other"],
-    ["DELETE", "/api/post"],
-  ])("%s %s is its 404, in the service's shape", (method, path) => {
+    ...["PATCH /api/post/1", "HEAD /api/post", "OPTIONS /api/post"],
+    ...["GET /api/other", "DELETE /api/post"],
+  ])("%s is its 404, in the service's shape", (route) => {
+    const [method = "", path = ""] = route.split(" ");
+    const headers = { "content-type": "application/json", "x-content-type-options": "nosniff" };
     expect(gatewayAnswer({ method, path, size: 0 }, NONE)).toEqual({
       status: 404,
       body: '{"detail":"Not found: no such route"}',
-      headers: {
-        "content-type": "application/json",
-        "x-content-type-options": "nosniff",
-        "cache-control": "no-store",
-      },
+      headers: { ...headers, "cache-control": "no-store" },
     });
   });
 
@@ -38,10 +33,8 @@ describe("what the gateway answers by itself", () => {
   });
 
   it("refuses a payload over 10 MB with 413, and names an allowed origin", () => {
-    const answer = gatewayAnswer(
-      { method: "POST", path: "/api/post", size: 10 * 1024 * 1024 + 1 },
-      ["https://blog.example"],
-    );
+    const request = { method: "POST", path: "/api/post", size: 10 * 1024 * 1024 + 1 };
+    const answer = gatewayAnswer(request, ["https://blog.example"]);
     expect(answer?.status).toBe(413);
     expect(answer?.headers["access-control-allow-origin"]).toBe("https://blog.example");
   });
@@ -60,9 +53,8 @@ describe("what serverless-offline is handed", () => {
   });
 
   it("drops Range, which the gateway ignores", () => {
-    expect(forwardedHeaders({ range: "bytes=0-5", "if-range": "x", accept: "*/*" }, 0)).toEqual({
-      accept: "*/*",
-    });
+    const sent = { range: "bytes=0-5", "if-range": "x", accept: "*/*" };
+    expect(forwardedHeaders(sent, 0)).toEqual({ accept: "*/*" });
   });
 });
 
@@ -84,12 +76,8 @@ describe("the front in front of a server", () => {
       res.end("{}");
     });
     await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    const address = upstream.address() as { port: number };
-    front = await startLocalFront({
-      target: `http://127.0.0.1:${address.port}`,
-      host: "127.0.0.1",
-      corsOrigins: [],
-    });
+    const target = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+    front = await startLocalFront({ target, host: "127.0.0.1", corsOrigins: [] });
   });
   afterAll(async () => {
     await front.stop();
@@ -98,32 +86,24 @@ describe("the front in front of a server", () => {
 
   it("passes a JSON body's exact bytes, bad UTF-8 included", async () => {
     const bytes = Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
-    const answer = await fetch(`${front.url}/api/post`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: bytes,
-    });
+    const init = { method: "POST", headers: { "content-type": "application/json" }, body: bytes };
+    const answer = await fetch(`${front.url}/api/post`, init);
     expect(answer.status).toBe(200);
     expect(seen.at(-1)?.body.equals(bytes)).toBe(true);
     expect(seen.at(-1)?.headers["content-type"]).toBe("application/octet-stream");
   });
 
   it("without CORS_ORIGINS, answers with no CORS header whatever the Origin", async () => {
-    const answer = await fetch(`${front.url}/api/post/1`, {
-      headers: { origin: "https://elsewhere.example" },
-    });
-    expect([...answer.headers.keys()].filter((name) => name.startsWith("access-control"))).toEqual(
-      [],
-    );
+    const headers = { origin: "https://elsewhere.example" };
+    const answer = await fetch(`${front.url}/api/post/1`, { headers });
+    const names = [...answer.headers.keys()];
+    expect(names.filter((name) => name.startsWith("access-control"))).toEqual([]);
   });
 
   it("answers a method the API lacks itself, without passing it on", async () => {
     const before = seen.length;
     const answer = await fetch(`${front.url}/api/post/1`, { method: "PATCH" });
-    expect([answer.status, await answer.json(), seen.length]).toEqual([
-      404,
-      { detail: "Not found: no such route" },
-      before,
-    ]);
+    const notFound = { detail: "Not found: no such route" };
+    expect([answer.status, await answer.json(), seen.length]).toEqual([404, notFound, before]);
   });
 });

@@ -39,36 +39,36 @@ describe("LocalFifoQueue", () => {
     expect(new Set(answer.Successful.map((taken) => taken.MessageId)).size).toBe(2);
   });
 
-  it("hands out the oldest message of each group, and none of a group with one in flight", () => {
+  it("hands out at most `max`, each group's oldest, and none of a group with one in flight", () => {
     const { queue, send, bodies, removed } = harness();
-    send("a1", "a2", "b1");
-    const first = queue.receive(10);
+    send("a1", "a2", "b1", "c1");
+    const first = queue.receive(2);
     expect(bodies(first)).toEqual(["a1", "b1"]);
+    expect(bodies(queue.receive(10))).toEqual(["c1"]);
     expect(bodies(queue.receive(10))).toEqual([]);
     expect(queue.delete((first[0] as SQSRecord).receiptHandle)).toBe(true);
     expect(removed).toEqual([["a1", "deleted"]]);
     expect(bodies(queue.receive(10))).toEqual(["a2"]);
   });
 
-  it("hands out at most `max` messages a receive", () => {
-    const { queue, send, bodies } = harness();
-    send("a1", "b1", "c1");
-    expect(bodies(queue.receive(2))).toEqual(["a1", "b1"]);
-    expect(bodies(queue.receive(2))).toEqual(["c1"]);
-  });
-
-  it("gives a message back after its visibility timeout, counting each receive", () => {
+  it("hands out Lambda's record shape, again after its visibility timeout, counting receives", () => {
     const { queue, clock, send } = harness();
     send("a1");
-    const [first] = queue.receive(10);
-    expect(first?.attributes).toMatchObject({ ApproximateReceiveCount: "1", MessageGroupId: "a" });
-    expect(first?.attributes.MessageDeduplicationId).toBe("dedup-a1");
+    const [first] = queue.receive(10) as [SQSRecord];
+    expect(first).toMatchObject({
+      body: "a1",
+      eventSource: "aws:sqs",
+      attributes: { ApproximateReceiveCount: "1", MessageGroupId: "a" },
+    });
+    expect(first.attributes.MessageDeduplicationId).toBe("dedup-a1");
+    expect(first.md5OfBody).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.receiptHandle).not.toBe("");
     clock.now += VISIBILITY_MS - 1;
     expect(queue.receive(10)).toEqual([]);
     clock.now += 1;
     const [again] = queue.receive(10);
     expect(again?.attributes.ApproximateReceiveCount).toBe("2");
-    expect(again?.receiptHandle).not.toBe(first?.receiptHandle);
+    expect(again?.receiptHandle).not.toBe(first.receiptHandle);
   });
 
   it("keeps a message out of sight as long as a visibility change says, from the change on", () => {
@@ -108,18 +108,5 @@ describe("LocalFifoQueue", () => {
     clock.now += 1;
     expect(bodies(queue.receive(10))).toEqual(["a2"]);
     expect(removed).toEqual([["a1", "dead-lettered"]]);
-  });
-
-  it("hands Lambda's record shape to the delivery: body, group, receipt and the receive count", () => {
-    const { queue, send } = harness();
-    send("a1");
-    const [record] = queue.receive(10) as [SQSRecord];
-    expect(record).toMatchObject({
-      body: "a1",
-      eventSource: "aws:sqs",
-      attributes: { MessageGroupId: "a", ApproximateReceiveCount: "1" },
-    });
-    expect(record.receiptHandle).not.toBe("");
-    expect(record.md5OfBody).toMatch(/^[0-9a-f]{32}$/);
   });
 });

@@ -11,73 +11,50 @@ import {
   parseSpendLimitUsd,
 } from "../../../lib/shared/settings.js";
 
-describe("LOG_LEVEL", () => {
-  it.each([
-    [undefined, "info"],
-    [" ", "info"],
-    [" error ", "error"],
-    ["silent", "silent"],
-  ])("reads %j as %s", (setting, level) => {
-    expect(parseLogLevel(setting)).toBe(level);
-  });
-
-  it.each(["debug", "INFO", "warn"])("refuses %j", (setting) => {
-    expect(() => parseLogLevel(setting)).toThrow(
-      `LOG_LEVEL must be info, error or silent, not ${JSON.stringify(setting)}`,
-    );
-  });
-});
-
-describe("ID_BLOCK_SIZE", () => {
-  it.each([
-    [undefined, 1],
-    [" ", 1],
-    ["1", 1],
-    [" 100 ", 100],
-    ["10000", 10_000],
-  ])("reads %j as %d", (setting, size) => {
-    expect(parseIdBlockSize(setting)).toBe(size);
-  });
-
-  it.each(["0", "-1", "10001", "1.5", "abc", "1e3", "0x10", "Infinity", "9007199254740993"])(
-    "refuses %j",
-    (setting) => {
-      expect(() => parseIdBlockSize(setting)).toThrow(
-        `ID_BLOCK_SIZE must be a whole number from 1 to 10000, not ${JSON.stringify(setting)}`,
-      );
+// Each setting: its value when unset, what it reads a value as, and the values it refuses, naming
+// itself and its rule.
+const SETTINGS = {
+  LOG_LEVEL: {
+    parse: parseLogLevel,
+    unset: "info",
+    reads: { " ": "info", " error ": "error", silent: "silent" },
+    refuses: ["debug", "INFO", "warn"],
+    rule: "info, error or silent",
+  },
+  ID_BLOCK_SIZE: {
+    parse: parseIdBlockSize,
+    unset: 1,
+    reads: { " ": 1, "1": 1, " 100 ": 100, "10000": 10_000 },
+    refuses: ["0", "-1", "10001", "1.5", "abc", "1e3", "0x10", "Infinity", "9007199254740993"],
+    rule: "a whole number from 1 to 10000",
+  },
+  SPEND_LIMIT_USD: {
+    parse: parseSpendLimitUsd,
+    unset: 10,
+    reads: {
+      " ": 10,
+      "0.05": 0.05,
+      " 250.5 ": 250.5,
+      "010": 10,
+      off: undefined,
+      " OFF ": undefined,
     },
-  );
-});
+    refuses: [
+      ...["0", "0.00", "-5", "1e3", ".5", "5.", "$10", "10 USD", "NaN", "Infinity"],
+      "9".repeat(400),
+    ],
+    rule: "a positive number of dollars, or off",
+  },
+};
 
-describe("SPEND_LIMIT_USD", () => {
-  it.each([
-    [undefined, 10],
-    [" ", 10],
-    ["0.05", 0.05],
-    [" 250.5 ", 250.5],
-    ["010", 10],
-    ["off", undefined],
-    [" OFF ", undefined],
-  ])("reads %j as %s dollars", (setting, dollars) => {
-    expect(parseSpendLimitUsd(setting)).toBe(dollars);
+describe.each(Object.entries(SETTINGS))("%s", (name, { parse, unset, reads, refuses, rule }) => {
+  const read = parse as (setting: string | undefined) => unknown;
+  it.each([[undefined, unset], ...Object.entries(reads)])("reads %j as %j", (setting, value) => {
+    expect(read(setting)).toBe(value);
   });
 
-  it.each([
-    "0",
-    "0.00",
-    "-5",
-    "1e3",
-    ".5",
-    "5.",
-    "$10",
-    "10 USD",
-    "NaN",
-    "Infinity",
-    "9".repeat(400),
-  ])("refuses %j", (setting) => {
-    expect(() => parseSpendLimitUsd(setting)).toThrow(
-      `SPEND_LIMIT_USD must be a positive number of dollars, or off, not ${JSON.stringify(setting)}`,
-    );
+  it.each(refuses)("refuses %j", (setting) => {
+    expect(() => read(setting)).toThrow(`${name} must be ${rule}, not ${JSON.stringify(setting)}`);
   });
 });
 

@@ -1,3 +1,5 @@
+// Unit: the spending limit's pricing, calendar and meter (lib/spend), and the guard an instance
+// wires from them (lib/app/spending.ts), over a ledger in memory and a clock the test moves.
 import { describe, expect, it, vi } from "vitest";
 import prices from "../../../config/prices.json" with { type: "json" };
 import { spendGuard } from "../../../lib/app/spending.js";
@@ -11,6 +13,7 @@ import {
   type SpendLedger,
 } from "../../../lib/spend/meter.js";
 import { type Usage, noUsage, toNanoUsd, usageUsd } from "../../../lib/spend/pricing.js";
+import { recordingLogger } from "../../helpers/handlers.js";
 
 /** A ledger in memory, as DynamoDB's ADD keeps it; `failing` makes it throw. */
 class MemoryLedger implements SpendLedger {
@@ -34,8 +37,12 @@ class MemoryLedger implements SpendLedger {
 
 const NOV = Date.UTC(2026, 10, 28, 12);
 const MB = 2 ** 20;
+/** What `count` one-megabyte answers cost, in nano-dollars. */
+const nanoFor = (count: number) =>
+  toNanoUsd(usageUsd({ ...noUsage(), requests: count, bytesOut: count * MB }));
 
-function meterOn(ledger: SpendLedger, limitUsd = 0.05, start = NOV) {
+/** A meter over `ledger` (a new one unless given), on a clock from `start` that `tick` moves. */
+function meterOn(limitUsd: number, { ledger = new MemoryLedger(), start = NOV } = {}) {
   let clock = start;
   const crossings: Crossing[] = [];
   const failures: string[] = [];
@@ -47,7 +54,13 @@ function meterOn(ledger: SpendLedger, limitUsd = 0.05, start = NOV) {
     onFailure: (_, during) => failures.push(during),
   });
   const tick = (ms: number) => (clock += ms);
-  return { meter, crossings, failures, tick };
+  return { ledger, meter, crossings, failures, tick };
+}
+/** A meter that has read its ledger, as an instance has before its first answer. */
+async function started(limitUsd: number) {
+  const on = meterOn(limitUsd);
+  await on.meter.start();
+  return on;
 }
 
 /** Serves `count` one-megabyte answers, settling after each as the pipeline does. */
@@ -84,18 +97,14 @@ describe("pricing", () => {
 
 describe("the spend meter", () => {
   it("tells the ledger once a window while it serves, and early near the limit", async () => {
-    const ledger = new MemoryLedger();
-    const { meter, tick } = meterOn(ledger, 100);
-    await meter.start();
+    const { ledger, meter, tick } = await started(100);
     expect(ledger.calls).toBe(1);
     await serve(meter, 50);
     expect(ledger.calls).toBe(1);
     tick(SPEND_WINDOW_MS);
     await serve(meter, 1);
     expect(ledger.calls).toBe(2);
-    expect(ledger.months.get("2026-11")?.spentNano).toBe(
-      toNanoUsd(usageUsd({ ...noUsage(), requests: 51, bytesOut: 51 * MB })),
-    );
+    expect(ledger.months.get("2026-11")?.spentNano).toBe(nanoFor(51));
 
     // With $0.001 left, a tenth of it ($0.0001, about one megabyte) is worth a flush.
     ledger.months.set("2026-11", { spentNano: toNanoUsd(99.999) });
@@ -107,9 +116,7 @@ describe("the spend meter", () => {
   });
 
   it("pauses at the limit, says so once per threshold, and keeps to the window while paused", async () => {
-    const ledger = new MemoryLedger();
-    const { meter, crossings, tick } = meterOn(ledger, 0.05);
-    await meter.start();
+    const { ledger, meter, crossings, tick } = await started(0.05);
     let served = 0;
     while (!(await meter.pause())) {
       await serve(meter, 1);
@@ -137,9 +144,7 @@ describe("the spend meter", () => {
   });
 
   it("learns of a pause, or a resume, within one window, idle or not, and turns with the month", async () => {
-    const ledger = new MemoryLedger();
-    const { meter, tick } = meterOn(ledger, 0.05);
-    await meter.start();
+    const { ledger, meter, tick } = await started(0.05);
     ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
     expect(await meter.pause()).toBeUndefined();
     tick(SPEND_WINDOW_MS);
@@ -158,21 +163,17 @@ describe("the spend meter", () => {
   });
 
   it("loses only the unflushed window of an instance that dies", async () => {
-    const ledger = new MemoryLedger();
-    const { meter, tick } = meterOn(ledger, 100);
-    await meter.start();
+    const { ledger, meter, tick } = await started(100);
     await serve(meter, 3);
     tick(SPEND_WINDOW_MS);
     await serve(meter, 1);
     await serve(meter, 5); // never flushed: the instance is gone before its next window
-    const four = toNanoUsd(usageUsd({ ...noUsage(), requests: 4, bytesOut: 4 * MB }));
-    expect(ledger.months.get("2026-11")?.spentNano).toBe(four);
+    expect(ledger.months.get("2026-11")?.spentNano).toBe(nanoFor(4));
   });
 
   it("starts a new month unpaused, even within the window that paused the last", async () => {
-    const ledger = new MemoryLedger();
+    const { ledger, meter, tick } = meterOn(0.05, { start: Date.UTC(2026, 10, 30, 23, 59, 58) });
     ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
-    const { meter, tick } = meterOn(ledger, 0.05, Date.UTC(2026, 10, 30, 23, 59, 58));
     await meter.start();
     expect(await meter.pause()).toBeDefined();
     tick(4_000);
@@ -186,9 +187,7 @@ describe("the spend meter", () => {
   it("answers on what it knows when the ledger is slow, and learns when the flush lands", async () => {
     vi.useFakeTimers();
     try {
-      const ledger = new MemoryLedger();
-      const { meter, tick } = meterOn(ledger, 0.05);
-      await meter.start();
+      const { ledger, meter, tick } = await started(0.05);
       let land: (totals: LedgerTotals) => void = () => {};
       ledger.add = () => new Promise((resolve) => (land = resolve));
       tick(SPEND_WINDOW_MS);
@@ -204,9 +203,8 @@ describe("the spend meter", () => {
   });
 
   it("asks the ledger itself for a request that comes before its init read has answered", async () => {
-    const ledger = new MemoryLedger();
+    const { ledger, meter } = meterOn(0.05);
     ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
-    const { meter } = meterOn(ledger, 0.05);
     let answerRead: (totals: LedgerTotals) => void = () => {};
     ledger.read = () => new Promise((resolve) => (answerRead = resolve));
     const starting = meter.start();
@@ -218,23 +216,20 @@ describe("the spend meter", () => {
   });
 
   it("two instances flushing at once both count", async () => {
-    const ledger = new MemoryLedger();
-    const a = meterOn(ledger, 100);
-    const b = meterOn(ledger, 100);
+    const a = meterOn(100);
+    const b = meterOn(100, { ledger: a.ledger });
     await Promise.all([a.meter.start(), b.meter.start()]);
     a.meter.record({ requests: 1, bytesOut: MB });
     b.meter.record({ requests: 1, bytesOut: MB });
     a.tick(SPEND_WINDOW_MS);
     b.tick(SPEND_WINDOW_MS);
     await Promise.all([a.meter.settle(), b.meter.settle()]);
-    const one = toNanoUsd(usageUsd({ ...noUsage(), requests: 1, bytesOut: MB }));
-    expect(ledger.months.get("2026-11")?.spentNano).toBe(2 * one);
+    expect(a.ledger.months.get("2026-11")?.spentNano).toBe(2 * nanoFor(1));
   });
 
   it("never throws when the ledger fails: keeps the usage, retries it next window, and still counts it", async () => {
-    const ledger = new MemoryLedger();
+    const { ledger, meter, failures, tick } = meterOn(0.05);
     ledger.failing = true;
-    const { meter, failures, tick } = meterOn(ledger, 0.05);
     await meter.start();
     await serve(meter, 3);
     tick(SPEND_WINDOW_MS);
@@ -245,8 +240,7 @@ describe("the spend meter", () => {
     ledger.failing = false;
     tick(SPEND_WINDOW_MS);
     await serve(meter, 1);
-    const five = toNanoUsd(usageUsd({ ...noUsage(), requests: 5, bytesOut: 5 * MB }));
-    expect(ledger.months.get("2026-11")?.spentNano).toBeGreaterThanOrEqual(five - 2);
+    expect(ledger.months.get("2026-11")?.spentNano).toBeGreaterThanOrEqual(nanoFor(5) - 2);
 
     // An outage cannot let an instance serve unmetered: its own unsent usage reaches the pause.
     ledger.failing = true;
@@ -261,14 +255,7 @@ describe("the spend meter", () => {
 
 describe("an instance's spending guard, as the functions wire it", () => {
   const wire = (limit: number | undefined, ledger?: SpendLedger, env = {}) => {
-    const lines: string[] = [];
-    const logger = {
-      info: (message: string) => lines.push(`info ${message}`),
-      error: (message: string, fields?: object) =>
-        lines.push(
-          `error ${message}${fields && "error" in fields ? ` ${JSON.stringify(fields.error)}` : ""}`,
-        ),
-    };
+    const { logger, lines } = recordingLogger();
     return { lines, wired: spendGuard({ spendLimitUsd: limit }, ledger, logger, env) };
   };
 
@@ -286,7 +273,8 @@ describe("an instance's spending guard, as the functions wire it", () => {
     const one = usageUsd({ requests: 1, bytesOut: 0, readUnits: 10, writeUnits: 20, gbMs: 2000 });
     expect(ledger.months.get(monthOf(Date.now()))?.spentNano).toBe(toNanoUsd(one));
     while (!(await wired?.guard.pause())) await wired?.guard.served(served);
-    expect(lines).toEqual(["info stage near its spending limit", "error stage paused"]);
+    const said = lines.map(({ level, message }) => `${level} ${message}`);
+    expect(said).toEqual(["info stage near its spending limit", "error stage paused"]);
     expect(wire(1, ledger).wired).toBeDefined();
   });
 
@@ -297,9 +285,11 @@ describe("an instance's spending guard, as the functions wire it", () => {
     await wired?.meter.start();
     ledger.read = () => Promise.reject("not an error");
     await wired?.meter.start();
-    expect(lines).toEqual([
-      'error spending ledger read failed {"name":"Error","message":"ledger down"}',
-      'error spending ledger read failed {"name":"Error","message":"not an error"}',
-    ]);
+    const failed = (message: string) => ({
+      level: "error",
+      message: "spending ledger read failed",
+      fields: { error: { name: "Error", message } },
+    });
+    expect(lines).toEqual([failed("ledger down"), failed("not an error")]);
   });
 });

@@ -1,3 +1,5 @@
+// Unit: what a change of the spending ledger asks of the stage (lib/spend/thresholds.ts), and the
+// stage guard (lib/app/stage-guard.ts) doing it over fakes of API Gateway, EventBridge and SNS.
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBStreamEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
@@ -53,42 +55,39 @@ function guardWith(month: LedgerTotals = at(0), config = CONFIG) {
   return { done, handle };
 }
 
-const change = (before: object | undefined, after: object): DynamoDBStreamEvent => ({
-  Records: [
-    {
-      dynamodb: {
-        ...(before && { OldImage: marshall(before) as never }),
-        NewImage: marshall(after) as never,
-      },
-    },
-  ],
-});
+const KEY = "spend 2026-11";
+/** A stream record of the month's ledger item going from `before` to `after` (in dollars). */
+const change = (before: number[], after: number[]): DynamoDBStreamEvent => {
+  const image = ([spent, ceiling]: number[]) =>
+    marshall(
+      { key: KEY, spent_nano_usd: usd(spent!), ceiling_nano_usd: ceiling && usd(ceiling) },
+      { removeUndefinedValues: true },
+    ) as never;
+  return { Records: [{ dynamodb: { OldImage: image(before), NewImage: image(after) } }] };
+};
 
 describe("the stage guard", () => {
   it("throttles the stage to 0, puts stage.paused and notifies, once, on the crossing", async () => {
     const { done, handle } = guardWith();
-    const key = "spend 2026-11";
-    await handle(change({ key, spent_nano_usd: usd(9) }, { key, spent_nano_usd: usd(10.5) }));
+    await handle(change([9], [10.5]));
     expect(done).toEqual([
       "throttle 0/0",
       'event stage.paused {"stage":"prod","month":"2026-11","spentUsd":10.5,"limitUsd":10}',
       "notify Stage prod paused: it spent $10.50 of its $10 limit for 2026-11 (UTC).",
     ]);
     done.length = 0;
-    await handle(change({ key, spent_nano_usd: usd(10.5) }, { key, spent_nano_usd: usd(11) }));
+    await handle(change([10.5], [11]));
     expect(done).toEqual([]);
   });
 
   it("warns without a topic only on the bus, and restores the throttle on a resume", async () => {
     const { done, handle } = guardWith(at(0), { ...CONFIG, topicArn: undefined });
-    const key = "spend 2026-11";
-    await handle(change({ key, spent_nano_usd: usd(7) }, { key, spent_nano_usd: usd(8) }));
+    await handle(change([7], [8]));
     expect(done).toEqual([
       'event stage.spend-warning {"stage":"prod","month":"2026-11","spentUsd":8,"limitUsd":10}',
     ]);
     done.length = 0;
-    const lifted = { key, spent_nano_usd: usd(11), ceiling_nano_usd: usd(21) };
-    await handle(change({ key, spent_nano_usd: usd(11) }, lifted));
+    await handle(change([11], [11, 21]));
     expect(done).toEqual(["throttle 100/200"]);
   });
 
@@ -110,15 +109,10 @@ describe("the stage guard", () => {
       EVENT_BUS_NAME: "bus",
       IDEMPOTENCY_TABLE_NAME: "keys",
     };
-    expect(readGuardConfig(env)).toMatchObject({
-      limitUsd: 10,
-      topicArn: undefined,
-      region: "us-east-1",
-    });
+    expect(readGuardConfig(env)).toEqual({ ...CONFIG, topicArn: undefined });
     const topic = "arn:aws:sns:eu-west-1:1:alarms";
-    expect(
-      readGuardConfig({ ...env, ALARM_TOPIC_ARN: topic, AWS_REGION: "eu-west-1" }),
-    ).toMatchObject({ topicArn: topic, region: "eu-west-1" });
+    const elsewhere = readGuardConfig({ ...env, ALARM_TOPIC_ARN: topic, AWS_REGION: "eu-west-1" });
+    expect(elsewhere).toMatchObject({ topicArn: topic, region: "eu-west-1" });
     expect(() => readGuardConfig({ ...env, REST_API_ID: "" })).toThrow("REST_API_ID is not set");
   });
 });

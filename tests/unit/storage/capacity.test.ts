@@ -1,5 +1,5 @@
-// Unit: how an answer's consumed capacity is charged to the request that made the call, where
-// DynamoDB Local's answers do not show every shape (a transaction's per-table list, split units).
+// Unit: an answer's consumed capacity charged to the request that made the call, in shapes
+// DynamoDB Local does not give (a transaction's per-table list, split units).
 import { describe, expect, it } from "vitest";
 import type { StorageCounts } from "../../../lib/storage/counts.js";
 import { charge, metered } from "../../../lib/storage/capacity.js";

@@ -1,6 +1,5 @@
-// Unit: the change marker's reads and writes as DynamoDB sees them. The client is mocked because
-// DynamoDB Local never leaves keys unprocessed, and the backoff between reads is timed with fake
-// timers; the marker's guarantees on a real table are in tests/integration/list-cache.test.ts.
+// Unit: the change marker's calls as DynamoDB sees them, over a mocked client (DynamoDB Local never
+// leaves keys unprocessed); its guarantees on a real table are in tests/integration/list-cache.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchGetCommand, DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
@@ -23,8 +22,7 @@ const sender = new Sender(client, [TABLE]);
 const shardItem = (shard: number, changes: number) => ({ id: markerId(shard), changes });
 const countsOf = async (marker: ChangeMarker, signal?: AbortSignal) =>
   (await marker.read(signal)).map((shard) => shard.count).join(".");
-const allKeys = () =>
-  Array.from({ length: MARKER_SHARDS }, (_, shard) => ({ id: markerId(shard) }));
+const unprocessed = { UnprocessedKeys: { [TABLE]: { Keys: [{ id: markerId(0) }] } } };
 
 beforeEach(() => mock.reset());
 afterEach(() => vi.useRealTimers());
@@ -63,19 +61,16 @@ describe("ChangeMarker.advance", () => {
   });
 
   it("leaves a slot a later lap holds, and fails when the slot cannot be written", async () => {
-    const refused = Object.assign(new Error("no"), { name: "ConditionalCheckFailedException" });
-    mock
-      .on(UpdateCommand)
-      .resolvesOnce({ Attributes: { changes: 5 } })
-      .rejectsOnce(refused);
-    await expect(new ChangeMarker(sender, TABLE).advance(1)).resolves.toBeUndefined();
-    mock.reset();
-    const broken = Object.assign(new Error("down"), { name: "InternalServerError" });
-    mock
-      .on(UpdateCommand)
-      .resolvesOnce({ Attributes: { changes: 6 } })
-      .rejectsOnce(broken);
-    await expect(new ChangeMarker(sender, TABLE).advance(1)).rejects.toThrow(StorageError);
+    const advance = (name: string) => {
+      mock.reset();
+      mock
+        .on(UpdateCommand)
+        .resolvesOnce({ Attributes: { changes: 5 } })
+        .rejects(Object.assign(new Error(name), { name }));
+      return new ChangeMarker(sender, TABLE).advance(1);
+    };
+    await expect(advance("ConditionalCheckFailedException")).resolves.toBeUndefined();
+    await expect(advance("InternalServerError")).rejects.toThrow(StorageError);
   });
 });
 
@@ -88,35 +83,20 @@ describe("slot entries", () => {
 });
 
 describe("changesSince", () => {
-  const shard = (count: number, written: [number, number][] = []) => ({
+  /** A shard at `count` whose ring holds these post ids by write number. */
+  const shard = (count: number, written: Record<number, number> = {}) => ({
     count,
-    written: new Map(written),
+    written: new Map(Object.entries(written).map(([n, id]) => [Number(n), id])),
   });
 
-  // [write number, post id] pairs; a position past a slot not yet set stops before it.
+  const found = (ids: number[], missing: number[], through: number) => ({ ids, missing, through });
+
+  // A slot not yet set stops the changes before it; a lapped ring or a count gone back cannot say.
   it.each([
-    [
-      "every write since",
-      shard(3, [
-        [1, 10],
-        [2, 11],
-        [3, 10],
-      ]),
-      1,
-      { ids: [11, 10], missing: [], through: 3 },
-    ],
-    ["no write", shard(3), 3, { ids: [], missing: [], through: 3 }],
-    [
-      "a slot not set yet",
-      shard(4, [
-        [2, 20],
-        [4, 40],
-      ]),
-      1,
-      { ids: [20, 40], missing: [3], through: 2 },
-    ],
-    ["a full ring", shard(RING_SLOTS), 0, { ids: [], missing: expect.any(Array), through: 0 }],
-    // The ring has lapped the position, or the count went back: it cannot say.
+    ["every write since", shard(3, { 1: 10, 2: 11, 3: 10 }), 1, found([11, 10], [], 3)],
+    ["no write", shard(3), 3, found([], [], 3)],
+    ["a slot not set yet", shard(4, { 2: 20, 4: 40 }), 1, found([20, 40], [3], 2)],
+    ["a full ring", shard(RING_SLOTS), 0, found([], expect.any(Array), 0)],
     ["a lapped ring", shard(RING_SLOTS + 1), 0, undefined],
     ["a count gone back", shard(2), 3, undefined],
   ])("after %s", (_label, since, position, expected) => {
@@ -142,37 +122,28 @@ describe("ChangeMarker.read", () => {
 
   it("asks again for unprocessed keys only, after 50 ms, then 100 ms", async () => {
     vi.useFakeTimers();
-    const unprocessed = [{ id: markerId(1) }];
+    const shardKeys = [0, 1].map((shard) => ({ id: markerId(shard) }));
+    const leftOver = { UnprocessedKeys: { [TABLE]: { Keys: shardKeys.slice(1) } } };
     mock
       .on(BatchGetCommand)
-      .resolvesOnce({
-        Responses: { [TABLE]: [shardItem(0, 4)] },
-        UnprocessedKeys: { [TABLE]: { Keys: unprocessed } },
-      })
-      .resolvesOnce({ UnprocessedKeys: { [TABLE]: { Keys: unprocessed } } })
+      .resolvesOnce({ Responses: { [TABLE]: [shardItem(0, 4)] }, ...leftOver })
+      .resolvesOnce(leftOver)
       .resolvesOnce({ Responses: { [TABLE]: [shardItem(1, 9)] } });
     const reading = countsOf(new ChangeMarker(sender, TABLE, 2));
-    const calls = () => mock.commandCalls(BatchGetCommand).length;
-    await vi.advanceTimersByTimeAsync(0);
-    expect(calls()).toBe(1);
-    await vi.advanceTimersByTimeAsync(49);
-    expect(calls()).toBe(1);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(calls()).toBe(2);
-    await vi.advanceTimersByTimeAsync(99);
-    expect(calls()).toBe(2);
-    await vi.advanceTimersByTimeAsync(1);
+    const callsAfter = async (ms: number) => {
+      await vi.advanceTimersByTimeAsync(ms);
+      return mock.commandCalls(BatchGetCommand).length;
+    };
+    expect([await callsAfter(0), await callsAfter(49), await callsAfter(1)]).toEqual([1, 1, 2]);
+    expect([await callsAfter(99), await callsAfter(1)]).toEqual([2, 3]);
     expect(await reading).toBe("4.9");
-    const requests = mock.commandCalls(BatchGetCommand).map((call) => call.args[0].input);
-    expect(requests[0]?.RequestItems?.[TABLE]).toEqual({
-      Keys: allKeys().slice(0, 2),
-      ConsistentRead: true,
-    });
-    expect(requests[2]?.RequestItems?.[TABLE]).toEqual({ Keys: unprocessed, ConsistentRead: true });
+    const keys = mock.commandCalls(BatchGetCommand).map((call) => call.args[0].input.RequestItems);
+    expect(keys[0]?.[TABLE]).toEqual({ Keys: shardKeys, ConsistentRead: true });
+    expect(keys[2]?.[TABLE]).toEqual({ Keys: shardKeys.slice(1), ConsistentRead: true });
   });
 
   it("fails as throttled when keys stay unprocessed five times", async () => {
-    mock.on(BatchGetCommand).resolves({ UnprocessedKeys: { [TABLE]: { Keys: [{ id: -1 }] } } });
+    mock.on(BatchGetCommand).resolves(unprocessed);
     await expect(new ChangeMarker(sender, TABLE, 1).read()).rejects.toEqual(
       new StorageError("ProvisionedThroughputExceededException: change marker unread"),
     );
@@ -180,7 +151,7 @@ describe("ChangeMarker.read", () => {
   });
 
   it("stops waiting between reads when the deadline passes, with the deadline's reason", async () => {
-    mock.on(BatchGetCommand).resolves({ UnprocessedKeys: { [TABLE]: { Keys: [{ id: -1 }] } } });
+    mock.on(BatchGetCommand).resolves(unprocessed);
     const deadline = new AbortController();
     const reason = new Error("deadline");
     const reading = new ChangeMarker(sender, TABLE, 1).read(deadline.signal);
@@ -192,10 +163,7 @@ describe("ChangeMarker.read", () => {
   it("does not wait at all once the deadline has passed", async () => {
     const deadline = new AbortController();
     const reason = new Error("deadline");
-    mock.on(BatchGetCommand).callsFake(() => {
-      deadline.abort(reason);
-      return { UnprocessedKeys: { [TABLE]: { Keys: [{ id: -1 }] } } };
-    });
+    mock.on(BatchGetCommand).callsFake(() => (deadline.abort(reason), unprocessed));
     await expect(new ChangeMarker(sender, TABLE, 1).read(deadline.signal)).rejects.toBe(reason);
     expect(mock.commandCalls(BatchGetCommand)).toHaveLength(1);
   });

@@ -3,32 +3,29 @@ import { ID_TAKEN, IdAllocator } from "../../../lib/storage/id-allocator.js";
 
 /** A counter like the table's: each reservation adds `size` and returns the new value. */
 function fakeCounter() {
-  let value = 0;
+  let [value, inFlight, most] = [0, 0, 0];
   const calls: number[] = [];
   const reserve = async (size: number) => {
     calls.push(size);
+    most = Math.max(most, ++inFlight);
     await new Promise((resolve) => setTimeout(resolve, 1));
-    value += size;
-    return value;
+    inFlight--;
+    return (value += size);
   };
-  return { reserve, calls };
+  return { reserve, calls, mostAtOnce: () => most };
 }
 
 describe("IdAllocator", () => {
-  it("with a block of 1 makes one reservation per id", async () => {
+  it.each([
+    [1, [1, 2, 3], [1, 1, 1]],
+    [5, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [5, 5, 5]],
+  ])("with a block of %i hands out ids in turn, reserving when out", async (size, ids, calls) => {
     const counter = fakeCounter();
-    const ids = new IdAllocator(counter.reserve, 1);
-    expect([await ids.nextId(), await ids.nextId(), await ids.nextId()]).toEqual([1, 2, 3]);
-    expect(counter.calls).toEqual([1, 1, 1]);
-  });
-
-  it("hands out a block in order and reserves the next only when it runs out", async () => {
-    const counter = fakeCounter();
-    const ids = new IdAllocator(counter.reserve, 5);
+    const allocator = new IdAllocator(counter.reserve, size);
     const issued = [];
-    for (let i = 0; i < 12; i++) issued.push(await ids.nextId());
-    expect(issued).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    expect(counter.calls).toEqual([5, 5, 5]);
+    while (issued.length < ids.length) issued.push(await allocator.nextId());
+    expect(issued).toEqual(ids);
+    expect(counter.calls).toEqual(calls);
   });
 
   it("shares one reservation among concurrent callers and never repeats an id", async () => {
@@ -51,18 +48,10 @@ describe("IdAllocator", () => {
 });
 
 it("with a block of 1 lets concurrent callers reserve at the same time", async () => {
-  let value = 0;
-  let inFlight = 0;
-  let most = 0;
-  const reserve = async () => {
-    most = Math.max(most, ++inFlight);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    inFlight--;
-    return ++value;
-  };
-  const ids = new IdAllocator(reserve, 1);
+  const counter = fakeCounter();
+  const ids = new IdAllocator(counter.reserve, 1);
   const issued = await Promise.all(Array.from({ length: 8 }, () => ids.nextId()));
-  expect(most).toBe(8); // no queue behind one reservation
+  expect(counter.mostAtOnce()).toBe(8); // no queue behind one reservation
   expect(new Set(issued).size).toBe(8);
 });
 

@@ -1,9 +1,5 @@
-// Unit: the Idempotency-Key protocol's branches that need a race to reach on a real table: a
-// claim whose answer was lost, a refusal whose record vanished or expired, a takeover during the
-// write, a 409 record lost to a takeover, a storage failure that releases the claim. A refused
-// claim brings the record that refused it (ALL_OLD), as DynamoDB writes it.
-// The client is mocked and answers as DynamoDB would; the protocol on DynamoDB Local, with real
-// concurrency, is in tests/integration/idempotency.test.ts.
+// Unit: the Idempotency-Key protocol's branches that need a race on a real table, over a mocked
+// client answering as DynamoDB would; tests/integration/idempotency.test.ts runs it for real.
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   DeleteCommand,
@@ -41,20 +37,18 @@ const cancelled = (...codes: string[]) =>
   sdkError("TransactionCanceledException", {
     CancellationReasons: codes.map((Code) => ({ Code })),
   });
+const record = { key: "k", fingerprint: "f", owner: "someone else", state: "done" };
 /** A claim refused by this record, which comes with the refusal as DynamoDB stored it. */
 const refusedBy = (fields: Record<string, unknown>) =>
   sdkError("ConditionalCheckFailedException", {
-    Item: marshall({
-      key: "k",
-      fingerprint: "f",
-      owner: "someone else",
-      state: "done",
-      expires_at: epochSeconds() + 3_600,
-      ...fields,
-    }),
+    Item: marshall({ ...record, expires_at: epochSeconds() + 3_600, ...fields }),
   });
-/** The owner a claim put in its item. */
 const ownerOf = (claim: PutCommandInput) => (claim.Item as { owner: string }).owner;
+/** Claims the key, then finds the client's id taken: the post's write is cancelled. */
+const idTaken = () => {
+  mock.on(PutCommand).resolves({});
+  mock.on(TransactWriteCommand).rejects(cancelled("ConditionalCheckFailed", "None"));
+};
 
 beforeEach(() => {
   mock.reset();
@@ -113,8 +107,7 @@ describe("IdempotentCreate", () => {
   });
 
   it("records a taken client id as 409 and answers 409, keeping the claim", async () => {
-    mock.on(PutCommand).resolves({});
-    mock.on(TransactWriteCommand).rejects(cancelled("ConditionalCheckFailed", "None"));
+    idTaken();
     mock.on(UpdateCommand).resolves({});
     await expect(once.create({ ...input, id: 40 }, request)).rejects.toEqual(
       new PostExistsError(40),
@@ -125,18 +118,17 @@ describe("IdempotentCreate", () => {
   });
 
   it("answers with the new owner's outcome when its 409 record lost to a takeover", async () => {
+    idTaken();
     mock
       .on(PutCommand)
       .resolvesOnce({})
       .rejects(refusedBy({ status: 201, post: stored }));
-    mock.on(TransactWriteCommand).rejects(cancelled("ConditionalCheckFailed", "None"));
     mock.on(UpdateCommand).rejects(conditionFailed());
     expect(await once.create({ ...input, id: 40 }, request)).toEqual(stored);
   });
 
   it("fails, and releases its claim, when storage fails while it records a 409", async () => {
-    mock.on(PutCommand).resolves({});
-    mock.on(TransactWriteCommand).rejects(cancelled("ConditionalCheckFailed", "None"));
+    idTaken();
     mock.on(UpdateCommand).rejects(sdkError("InternalServerError"));
     mock.on(DeleteCommand).resolves({});
     await expect(once.create({ ...input, id: 40 }, request)).rejects.toBeInstanceOf(StorageError);

@@ -1,6 +1,5 @@
-// Unit: a Scan's list built page by page, and when it hands V8's collector the garbage of the
-// SDK's pages: at once before the Scan and at its end, soon after every megabyte or tenth of the
-// list so far.
+// Unit: a Scan's list built page by page, and when V8's collector gets the SDK pages' garbage:
+// at once before the Scan and at its end, soon after every megabyte or tenth of the list so far.
 import { afterEach, describe, expect, it } from "vitest";
 import { type Post, serializePost } from "../../../lib/posts/post.js";
 import {
@@ -37,28 +36,16 @@ const pagesOf = (count: number, bytes: number) =>
   Array.from({ length: count }, (_, i) => [postOf(count - i, bytes)]);
 
 /** A collector that notes each call in `events`: "now" or "soon". */
-const noting =
-  (events: string[]): Collect =>
-  (when) =>
-    events.push(when);
+function noting(events: string[]): Collect {
+  return (when) => events.push(when);
+}
 
 describe("a Scan's garbage, collected as it goes", () => {
   it("is collected before the first page, once a megabyte is written, and at the end", async () => {
     const events: string[] = [];
-    const half = COLLECT_EVERY_BYTES / 2;
-    const table = scannedTable(pagesOf(5, half), events);
+    const table = scannedTable(pagesOf(5, COLLECT_EVERY_BYTES / 2), events);
     await scanPages(table, undefined, noting(events));
-    expect(events).toEqual([
-      "now",
-      "page 1",
-      "page 2",
-      "soon",
-      "page 3",
-      "page 4",
-      "soon",
-      "page 5",
-      "now",
-    ]);
+    expect(events.join()).toBe("now,page 1,page 2,soon,page 3,page 4,soon,page 5,now");
   });
 
   it("waits for a tenth of the list so far once that is more than a megabyte", async () => {

@@ -1,5 +1,5 @@
-// Unit: the kept list's pages: paged by id, patched page by page, and answered as the same bytes
-// and ETag a list built from scratch would be.
+// Unit: the kept list's pages: paged by id, patched page by page, answered as the same bytes and
+// ETag a list built from scratch would be.
 import { describe, expect, it } from "vitest";
 import { pageDigest, postDigest } from "../../../lib/posts/etag.js";
 import { type Post, serializePost } from "../../../lib/posts/post.js";
@@ -23,13 +23,13 @@ const entries = (ids: number[]) => ids.map((id) => entryOf(post(id)));
 const text = (parts: readonly Uint8Array[]) => Buffer.concat(parts).toString("utf8");
 /** The JSON a list of these posts is, built the plain way. */
 const expected = (posts: Post[]) => JSON.stringify(posts.map(serializePost));
+/** Changed posts by id; an id without a post was deleted. */
+const changes = (...changed: [number, Post?][]) => new Map(changed.map(([id, p]) => [id, p]));
 
 describe("pages by id", () => {
   it("puts ids 0..127 on page 0 and 128 on page 1", () => {
     expect(PAGE_IDS).toBe(128);
-    expect([pageOf(1), pageOf(127), pageOf(128), pageOf(255), pageOf(256)]).toEqual([
-      0, 0, 1, 1, 2,
-    ]);
+    expect([1, 127, 128, 255, 256].map((id) => pageOf(id))).toEqual([0, 0, 1, 1, 2]);
   });
 
   it("makes a post's entry of its JSON's bytes and their digest", () => {
@@ -76,25 +76,14 @@ describe("the answer of pages", () => {
     expect(text(body.json)).toBe(expected(posts));
     expect(body.bytes).toBe(Buffer.byteLength(expected(posts)));
     expect(body.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
-  });
-
-  it("is [] with no post", () => {
-    const body = listBody([]);
-    expect(text(body.json)).toBe("[]");
-    expect(body.bytes).toBe(2);
+    expect([text(listBody([]).json), listBody([]).bytes]).toEqual(["[]", 2]);
   });
 
   it("has a tag that changes with any post and not with how the list was reached", () => {
     const base = pagesOf(entries([1, 2, 300]));
     const other = listBody(pagesOf(entries([1, 2, 301]))).etag;
     expect(listBody(base).etag).not.toBe(other);
-    const patched = patchPages(
-      base,
-      new Map([
-        [300, undefined],
-        [301, post(301)],
-      ]),
-    );
+    const patched = patchPages(base, changes([300], [301, post(301)]));
     expect(listBody(patched).etag).toBe(other);
   });
 });
@@ -105,23 +94,20 @@ describe("patching pages", () => {
   const fresh = (posts: Post[]) => listBody(pagesOf(posts.map(entryOf)));
 
   it("rebuilds only the pages holding a changed id, sharing the others", () => {
-    const patched = patchPages(base, new Map([[2, post(2, "new")]]));
-    expect(patched[0]).not.toBe(base[0]);
-    expect(patched.slice(1)).toEqual(base.slice(1));
-    expect(patched[1]).toBe(base[1]);
-    expect(patched[2]).toBe(base[2]);
+    const patched = patchPages(base, changes([2, post(2, "new")]));
+    expect(patched.map((page, i) => page === base[i])).toEqual([false, true, true]);
   });
 
   it("puts in place, replaces and takes out, across pages, as a fresh build would", () => {
-    const changed = new Map<number, Post | undefined>([
+    const changed = changes(
       [0, post(0)],
-      [3, undefined],
+      [3],
       [131, post(131, "retitled")],
       [260, post(260)],
-      [400, undefined],
+      [400],
       [1000, post(1000)],
-      [999, undefined],
-    ]);
+      [999],
+    );
     const after = [post(0), post(1), post(2), post(130), post(131, "retitled"), post(260)];
     const body = listBody(patchPages(base, changed));
     const expectedBody = fresh([...after, post(1000)]);
@@ -130,33 +116,24 @@ describe("patching pages", () => {
     expect(body.etag).toBe(expectedBody.etag);
   });
 
-  it("drops a page whose posts are all deleted, and keeps its neighbours", () => {
-    const patched = patchPages(base, new Map([[400, undefined]]));
+  it("drops a page whose posts are all deleted, keeps its neighbours, and all for no change", () => {
+    const patched = patchPages(base, changes([400]));
     expect(patched.map((page) => page.key)).toEqual([0, 1]);
     expect(patched[0]).toBe(base[0]);
-  });
-
-  it("answers the same pages for no change", () => {
     expect(patchPages(base, new Map())).toEqual(base);
   });
 
   it("merges a page's entries with changed ids before, between and after them", () => {
     const page = entries([2, 4]);
-    const changed = new Map<number, Post | undefined>([
-      [1, post(1)],
-      [3, post(3)],
-      [4, undefined],
-      [5, post(5)],
-    ]);
-    const merged = patchEntries(page, changed);
+    const merged = patchEntries(page, changes([1, post(1)], [3, post(3)], [4], [5, post(5)]));
     expect(merged.map((entry) => entry.id)).toEqual([1, 2, 3, 5]);
     expect(merged[1]).toBe(page[0]);
-    expect(patchEntries([], new Map([[7, undefined]]))).toEqual([]);
+    expect(patchEntries([], changes([7]))).toEqual([]);
   });
 });
 
 describe("a Scan's pages, filled as its pages arrive", () => {
-  it("are the pages a sorted build makes, whatever order the posts came in", () => {
+  it("are the pages a sorted build makes, whatever order the posts came in; none for none", () => {
     const ids = [300, 5, 129, 1, 128, 4, 2000, 3];
     const filler = new PageFiller();
     for (const id of ids) filler.add(post(id));
@@ -171,6 +148,7 @@ describe("a Scan's pages, filled as its pages arrive", () => {
       expect([...page.ends]).toEqual([...built[i]!.ends]);
       expect(Buffer.from(page.digests)).toEqual(Buffer.from(built[i]!.digests));
     }
+    expect(new PageFiller().finish()).toEqual([]);
   });
 
   it("grows a page past the room its first posts gave it, keeping what it held", () => {
@@ -183,9 +161,5 @@ describe("a Scan's pages, filled as its pages arrive", () => {
     const sorted = [...posts].sort((a, b) => a.id - b.id);
     expect(Buffer.from(page!.chunk).toString("utf8")).toBe(expected(sorted).slice(1, -1));
     expect(entriesOf(page!).map((entry) => entry.id)).toEqual([0, 1, 2, 3, 4, 5]);
-  });
-
-  it("are none for an empty table", () => {
-    expect(new PageFiller().finish()).toEqual([]);
   });
 });

@@ -1,15 +1,16 @@
-// Unit: how storage failures become what the rest of the code acts on. A failed condition
-// becomes ConditionFailed (with the item that was there and whether the SDK had retried), a
-// transaction cancelled only by conditions too, anything else a StorageError that keeps its
-// cause. DynamoDB Local cannot produce some of these (a retried conditional write, a
-// transaction conflict), so the SDK's errors are built here as it throws them.
+// Unit: storage failures as the code acts on them: ConditionFailed or a StorageError keeping its
+// cause. The SDK's errors are built here, as DynamoDB Local cannot give some (a retried condition).
 import { describe, expect, it } from "vitest";
 import { ConditionFailed, callStorage, sanitizeErrorMessage } from "../../../lib/storage/sender.js";
 import { StorageError } from "../../../lib/posts/errors.js";
 
 const sdkError = (name: string, fields: Record<string, unknown> = {}) =>
   Object.assign(new Error(`${name} happened`), { name, ...fields });
+/** `name` carrying cancellation reasons: `codes`, then an item that did not fail. */
+const cancelled = (name: string, ...codes: string[]) =>
+  sdkError(name, { CancellationReasons: [...codes.map((Code) => ({ Code })), { Code: "None" }] });
 const failing = (error: unknown) => callStorage(() => Promise.reject(error), ["posts"]);
+const caught = (error: unknown) => failing(error).catch((e: unknown) => e);
 
 describe("callStorage", () => {
   it("passes a result through", async () => {
@@ -22,39 +23,24 @@ describe("callStorage", () => {
     ["a second attempt", { $metadata: { attempts: 2 } }, true],
   ])("maps a failed condition after %s to ConditionFailed", async (_label, metadata, retried) => {
     const Item = { id: { N: "7" } };
-    const error = await failing(
-      sdkError("ConditionalCheckFailedException", { Item, ...metadata }),
-    ).catch((e: unknown) => e);
+    const error = await caught(sdkError("ConditionalCheckFailedException", { Item, ...metadata }));
     expect(error).toBeInstanceOf(ConditionFailed);
     expect(error).toMatchObject({ reasons: [], existing: Item, retried });
   });
 
   it("maps a transaction cancelled only by conditions to ConditionFailed with each item's reason", async () => {
-    const CancellationReasons = [{ Code: "None" }, { Code: "ConditionalCheckFailed" }];
-    const error = await failing(
-      sdkError("TransactionCanceledException", { CancellationReasons }),
-    ).catch((e: unknown) => e);
+    const error = await caught(cancelled("TransactionCanceledException", "ConditionalCheckFailed"));
     expect(error).toBeInstanceOf(ConditionFailed);
-    expect(error).toMatchObject({ reasons: ["None", "ConditionalCheckFailed"], retried: false });
+    expect(error).toMatchObject({ reasons: ["ConditionalCheckFailed", "None"], retried: false });
   });
 
   it.each([
-    [
-      "a transaction conflict",
-      sdkError("TransactionCanceledException", {
-        CancellationReasons: [{ Code: "TransactionConflict" }, { Code: "None" }],
-      }),
-    ],
+    ["a transaction conflict", cancelled("TransactionCanceledException", "TransactionConflict")],
     ["a cancellation without reasons", sdkError("TransactionCanceledException")],
-    [
-      "reasons on another error",
-      sdkError("ValidationException", {
-        CancellationReasons: [{ Code: "None" }],
-      }),
-    ],
+    ["reasons on another error", cancelled("ValidationException", "None")],
     ["a timeout", sdkError("TimeoutError")],
   ])("maps %s to a StorageError that keeps its cause", async (_label, cause) => {
-    const error = await failing(cause).catch((e: unknown) => e);
+    const error = await caught(cause);
     expect(error).toBeInstanceOf(StorageError);
     expect(error).toMatchObject({ cause });
     expect((error as Error).message).toMatch(new RegExp(`${cause.name}: ${cause.name} happened$`));
