@@ -102,7 +102,7 @@ export default tseslint.config(
       "node_modules/",
       ".stryker-tmp/",
       "reports/",
-      // Generated from openapi.yaml by `npm run client`; tests/unit/client-types.test.ts checks it.
+      // Generated from openapi.yaml by `npm run client`; tests/tools/client-types.test.ts checks it.
       "client/schema.d.ts",
     ],
   },
