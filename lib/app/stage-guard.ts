@@ -40,9 +40,14 @@ const totalsOf = (image: Record<string, unknown> | undefined): LedgerTotals => (
 
 type GuardEvent = Partial<DynamoDBStreamEvent> & { action?: "reconcile" };
 
-/** Each ledger item's change in a stream batch: its month, and its totals before and after. */
+/**
+ * Each ledger item's change in a stream batch: its month, and its totals before and after. An
+ * item's removal (its time to live, months on) is no crossing: read as one, a paused month's
+ * expiry would lift the throttle of a month paused now.
+ */
 function changesOf(event: GuardEvent) {
-  return (event.Records ?? []).map(({ dynamodb: change }) => {
+  const written = (event.Records ?? []).filter(({ dynamodb: change }) => change?.NewImage);
+  return written.map(({ dynamodb: change }) => {
     const [before, after] = [change?.OldImage, change?.NewImage].map((image) =>
       image ? unmarshall(image as Parameters<typeof unmarshall>[0]) : undefined,
     );

@@ -91,6 +91,16 @@ describe("the stage guard", () => {
     expect(done).toEqual(["throttle 100/200"]);
   });
 
+  it("pauses on a month's first write past the limit, and takes no removal for a resume", async () => {
+    const { done, handle } = guardWith();
+    const { OldImage, NewImage } = change([12], [12.5]).Records[0]!.dynamodb!;
+    await handle({ Records: [{ dynamodb: { OldImage } }, { dynamodb: {} }] });
+    await handle({});
+    expect(done).toEqual([]);
+    await handle({ Records: [{ dynamodb: { NewImage } }] });
+    expect(done[0]).toBe("throttle 0/0");
+  });
+
   it("reconciles the throttle with this month's ledger", async () => {
     const paused = guardWith(at(12));
     await paused.handle({ action: "reconcile" });
