@@ -70,6 +70,7 @@ describe("putOnBus", () => {
     const entry = { Source: "é", DetailType: "ab", Detail: '{"a":"€"}', Resources: ["r1"] };
     expect(entryBytes(entry)).toBe(2 + 2 + 11 + 2);
     expect(entryBytes({ ...entry, Time: new Date(0), EventBusName: "not counted" })).toBe(31);
+    expect(entryBytes({ Detail: "{}" })).toBe(2);
   });
 
   it("answers the first event an entry's ErrorCode refused, and puts nothing after its request", async () => {

@@ -81,6 +81,15 @@ describe("the request's log line", () => {
     },
   );
 
+  it("is an error, and the answer a 500, when the answer cannot be compressed", async () => {
+    const { logger, lines } = recordingLogger();
+    const compress = () => Promise.reject(new Error("zlib failed"));
+    const gzip = apiEvent({ method: "GET", headers: { "accept-encoding": "gzip" } });
+    const answer = await httpHandler(async () => ok("x".repeat(5_000)), logger, { compress })(gzip);
+    expect(answer.statusCode).toBe(500);
+    expect(lines).toMatchObject([{ level: "error", fields: { status: 500 } }]);
+  });
+
   it.each([
     ["no request context", undefined],
     ["a request context of only a request id", { requestId: "r-1" }],
