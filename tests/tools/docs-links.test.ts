@@ -32,6 +32,16 @@ folders.push(".ci");
 const ignoredByGit = (path: string) =>
   spawnSync("git", ["check-ignore", "-q", path], { cwd: root }).status === 0;
 
+/** The words of 7 to 40 hex digits, a letter and a digit among them, that name a commit here. */
+function citedCommits(text: string): string[] {
+  const hex = [...new Set(text.match(/\b[0-9a-f]{7,40}\b/g))];
+  const words = hex.filter((word) => /[a-f]/.test(word) && /\d/.test(word));
+  const input = words.map((word) => `${word}^{commit}\n`).join("");
+  const answers = execFileSync("git", ["cat-file", "--batch-check"], { cwd: root, input });
+  const found = answers.toString().split("\n");
+  return words.filter((_, i) => !/ (missing|ambiguous)$/.test(found[i] ?? ""));
+}
+
 describe("the docs", () => {
   it("cover the README and at least one docs page", () => {
     expect(pages.length).toBeGreaterThan(1);
@@ -43,6 +53,19 @@ describe("the docs", () => {
     // docs/history.md tells of files as they were, some since removed.
     const named = page === "docs/history.md" ? [] : namedPaths(markdown, folders);
     expect(missingPaths(named, tracked, ignoredByGit)).toEqual([]);
+    // History lives in git, and in docs/history.md.
+    if (page !== "docs/history.md") expect(citedCommits(markdown)).toEqual([]);
+  });
+
+  it("the commit check names this repository's commits, and not other hex words", () => {
+    const recent = execFileSync("git", ["log", "-20", "--format=%h"], { cwd: root }).toString();
+    const commit = recent.split("\n").find((word) => /[a-f]/.test(word) && /\d/.test(word));
+    expect(citedCommits(`since ${commit}, request 88c4eece-9023, 1048576`)).toEqual([commit]);
+  });
+
+  it("keep docs/performance.md to reference: at most 300 lines", () => {
+    const text = readFileSync(`${root}docs/performance.md`, "utf8");
+    expect(text.trimEnd().split("\n").length).toBeLessThanOrEqual(300);
   });
 
   it("the check names a path that is gone, and passes one that is there or ignored", () => {
