@@ -69,7 +69,10 @@ export async function using(service, call) {
 export const isPaused = (/** @type {unknown} */ error) =>
   error instanceof ApiError && error.status === 503 && error.response.headers.has("retry-after");
 
-/** Whether `error` is the service's answer with this status (404, 409 …). */
+/**
+ * Whether `error` is the service's answer with this status (404, 409 …).
+ * @returns {error is ApiError}
+ */
 export const isAnswer = (/** @type {unknown} */ error, /** @type {number} */ status) =>
   error instanceof ApiError && error.status === status;
 

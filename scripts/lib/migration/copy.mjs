@@ -2,7 +2,7 @@
 // 409 resolved by reading the post that is there, then every post checked on the target.
 import { JSONParser } from "@streamparser/json";
 import pMap from "p-map";
-import { ApiError, UnreachableError } from "../../../client/errors.mjs";
+import { UnreachableError } from "../../../client/errors.mjs";
 import { connect, isAnswer, isPaused, reasonOf, using } from "../api.mjs";
 import { StopError, progress } from "../cli.mjs";
 import { clockOf } from "./source.mjs";
@@ -77,9 +77,9 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
     const own = await connect(to, { token, name: "The target" });
     const { id } = post;
     const body = { ...post, created_at: utc(post.created_at), updated_at: utc(post.updated_at) };
-    let pending = false;
     try {
       for (let round = 0; round < 3; round++) {
+        let pending = false;
         try {
           // One Idempotency-Key per create, kept on its retries: a create whose answer was lost
           // is answered again rather than refused as a taken id.
@@ -90,7 +90,7 @@ export async function copyPosts(/** @type {Source} */ source, /** @type {CopyOpt
           // Every retry kept the create's key, and the service writes a post and its key's outcome
           // in one transaction, so a 409 means another request made this post: unless it says the
           // key's first request is still running (Retry-After), which may yet make it.
-          pending = error instanceof ApiError && error.response.headers.has("retry-after");
+          pending = error.response.headers.has("retry-after");
         }
         try {
           const read = await using(own, (blog) => blog.getPost(id));

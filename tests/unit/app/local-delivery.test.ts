@@ -1,29 +1,15 @@
 // Unit: npm start's webhook delivery is the stage's own batch handler and sender, to one subscriber
 // on loopback over http, which no stage setting admits; a failure keeps the message on the queue.
 import { randomBytes } from "node:crypto";
-import { type IncomingHttpHeaders, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { SQSRecord } from "aws-lambda";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { localWebhookDelivery } from "../../../lib/app/webhooks.js";
+import { type Subscriber, startSubscriber } from "../../helpers/webhook-subscriber.js";
 
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-let status = 204;
-const server = createServer((request, response) => {
-  let body = "";
-  request.on("data", (chunk: Buffer) => (body += chunk.toString()));
-  request.on("end", () => {
-    received.push({ headers: request.headers, body });
-    response.writeHead(status).end();
-  });
-});
-let url = "";
-beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-});
-afterAll(() => void server.close());
+let subscriber: Subscriber;
+beforeAll(async () => void (subscriber = await startSubscriber()));
+afterAll(() => subscriber.close());
 
 const event = { type: "post.deleted", data: { id: 4 }, version: 2, time: "2026-11-28T00:00:00Z" };
 const record = (messageId: string) =>
@@ -38,7 +24,7 @@ it("signs and sends each event to the one loopback subscriber, and delays a fail
   const delays: [string, number][] = [];
   const logged: string[] = [];
   const deliver = localWebhookDelivery(
-    { url, secrets: [secret] },
+    { url: subscriber.url, secrets: [secret] },
     {
       delay: async ({ messageId }, seconds) => void delays.push([messageId, seconds]),
       log: (message) => void logged.push(message),
@@ -46,9 +32,9 @@ it("signs and sends each event to the one loopback subscriber, and delays a fail
     },
   );
   expect(await deliver([record("m1")])).toEqual({ batchItemFailures: [] });
-  const [first] = received;
-  expect(new Webhook(secret).verify(first?.body ?? "", first?.headers as never)).toEqual(event);
-  status = 500;
+  const [first] = subscriber.deliveries;
+  expect(new Webhook(secret).verify(first?.body ?? "", first?.headers ?? {})).toEqual(event);
+  subscriber.answerWith(() => 500);
   expect(await deliver([record("m2")])).toEqual({ batchItemFailures: [{ itemIdentifier: "m2" }] });
   expect(delays).toEqual([["m2", 2]]);
   expect(logged).toEqual(["webhook delivery failed"]);
