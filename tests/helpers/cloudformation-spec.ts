@@ -1,6 +1,5 @@
-// Test helper: a template checked against AWS's resource specification (@aws-cdk/aws-service-spec):
-// types, property names, required ones, value types and allowed values. Intrinsic functions' values
-// are known only at deploy time and are not checked.
+// Test helper: a template checked against AWS's resource specification (@aws-cdk/aws-service-spec);
+// intrinsic functions' values, known only at deploy time, are not checked.
 import { loadAwsServiceSpec } from "@aws-cdk/aws-service-spec";
 import type { Property, PropertyType, SpecDatabase } from "@aws-cdk/service-spec-types";
 

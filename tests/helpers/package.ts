@@ -16,8 +16,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** A resource of the packaged template, its properties JSON read path by path. */
 export interface Resource {
   Type: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  Properties: Record<string, any>;
+  Properties: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   Condition?: string;
   DependsOn?: string | string[];
   DeletionPolicy?: string;
@@ -88,10 +87,7 @@ export async function holdDistLock(): Promise<() => Promise<void>> {
   return () => rm(lockDir, { recursive: true, force: true });
 }
 
-/**
- * A copy of the service to package from (serverless.yml and dist/ copied, the rest linked): osls
- * stages every package in the service's own `.serverless`, so packagings at once would clash.
- */
+/** A copy of the service (serverless.yml, dist/; the rest linked): osls stages in `.serverless`. */
 async function serviceCopy(): Promise<string> {
   const copy = await mkdtemp(join(tmpdir(), "blog-post-service-"));
   await cp(join(root, "serverless.yml"), join(copy, "serverless.yml"));
@@ -126,16 +122,9 @@ export const API_FUNCTION_IDS = "ListPosts GetPost CreatePost UpdatePost DeleteP
   .map((name) => `${name}LambdaFunction`);
 
 /** A packaging: its update template, what the CLI printed and the folder holding its zips. */
-export interface Packaged {
-  template: Template;
-  output: string;
-  dir: string;
-}
+export type Packaged = { template: Template; output: string; dir: string };
 
-/**
- * Packages the service once per configuration (exactly its settings) before the file's tests, all
- * at once, and removes the packages after them. The answer is filled in before the first test.
- */
+/** Packages each configuration (exactly its settings) before the file's tests; removed after. */
 export function packagedBeforeAll<Name extends string>(
   configurations: Record<Name, Record<string, string>>,
 ): Record<Name, Packaged> {

@@ -41,58 +41,53 @@ describe.each(["defaults", "every option"] as const)("the template packaged with
   });
 });
 
+/** The first resource of `type`, and the posts table's properties, in a template. */
+const first = (t: Template, type: string) =>
+  Object.values(t.Resources).find((r) => r.Type === type)!;
+const table = (t: Template) => t.Resources.PostsTable!.Properties!;
+
 describe("the check", () => {
   it.each([
-    {
-      name: "a misspelt property",
-      breakIt: (t: Template) => {
-        const properties = t.Resources.PostsTable!.Properties!;
-        properties.BilingMode = properties.BillingMode;
-        delete properties.BillingMode;
+    [
+      "a misspelt property",
+      (t: Template) => {
+        table(t).BilingMode = table(t).BillingMode;
+        delete table(t).BillingMode;
       },
-      problem: "PostsTable.Properties.BilingMode: no such property",
-    },
-    {
-      name: "a resource type that does not exist",
-      breakIt: (t: Template) => (t.Resources.PostsTable!.Type = "AWS::DynamoDB::Tabel"),
-      problem: "PostsTable: no resource type AWS::DynamoDB::Tabel",
-    },
-    {
-      name: "a required property left out",
-      breakIt: (t: Template) => delete t.Resources.PostsTable!.Properties!.KeySchema,
-      problem: "PostsTable.Properties.KeySchema: required, missing",
-    },
-    {
-      name: "a misspelt nested property",
-      breakIt: (t: Template) =>
-        (t.Resources.PostsTable!.Properties!.PointInTimeRecoverySpecification = {
-          PointInTimeRecoveryEnabeld: true,
-        }),
-      problem:
-        "PostsTable.Properties.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabeld: no such property",
-    },
-    {
-      name: "a value not among the allowed ones",
-      breakIt: (t: Template) => {
-        const group = Object.values(t.Resources).find((r) => r.Type === "AWS::Logs::LogGroup");
-        group!.Properties!.RetentionInDays = 31;
-      },
-      problem: "RetentionInDays: expected one of 1, 3, 5, 7, 14, 30,",
-    },
-    {
-      name: "a number where a boolean belongs",
-      breakIt: (t: Template) => (t.Resources.PostsTable!.Properties!.DeletionProtectionEnabled = 1),
-      problem: "PostsTable.Properties.DeletionProtectionEnabled: expected a boolean, got 1",
-    },
-    {
-      name: "text where a number belongs",
-      breakIt: (t: Template) => {
-        const fn = Object.values(t.Resources).find((r) => r.Type === "AWS::Lambda::Function");
-        fn!.Properties!.MemorySize = "a lot";
-      },
-      problem: 'MemorySize: expected a number, got "a lot"',
-    },
-  ])("refuses $name", async ({ breakIt, problem }) => {
+      "PostsTable.Properties.BilingMode: no such property",
+    ],
+    [
+      "a resource type that does not exist",
+      (t: Template) => (t.Resources.PostsTable!.Type = "AWS::DynamoDB::Tabel"),
+      "PostsTable: no resource type AWS::DynamoDB::Tabel",
+    ],
+    [
+      "a required property left out",
+      (t: Template) => delete table(t).KeySchema,
+      "PostsTable.Properties.KeySchema: required, missing",
+    ],
+    [
+      "a misspelt nested property",
+      (t: Template) =>
+        (table(t).PointInTimeRecoverySpecification = { PointInTimeRecoveryEnabeld: true }),
+      "PostsTable.Properties.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabeld: no such property",
+    ],
+    [
+      "a value not among the allowed ones",
+      (t: Template) => (first(t, "AWS::Logs::LogGroup").Properties!.RetentionInDays = 31),
+      "RetentionInDays: expected one of 1, 3, 5, 7, 14, 30,",
+    ],
+    [
+      "a number where a boolean belongs",
+      (t: Template) => (table(t).DeletionProtectionEnabled = 1),
+      "PostsTable.Properties.DeletionProtectionEnabled: expected a boolean, got 1",
+    ],
+    [
+      "text where a number belongs",
+      (t: Template) => (first(t, "AWS::Lambda::Function").Properties!.MemorySize = "a lot"),
+      'MemorySize: expected a number, got "a lot"',
+    ],
+  ])("refuses %s", async (_, breakIt, problem) => {
     const broken = structuredClone(template());
     breakIt(broken);
     const problems = specProblems(await loadSpec(), broken);
