@@ -79,8 +79,6 @@ describe("eventFromRecord", () => {
   });
 
   it("gives each change its own id, the same each time the record is mapped", () => {
-    const id = eventIdOf(eventFromRecord(change("INSERT", stored))!);
-    expect(eventIdOf(eventFromRecord(change("INSERT", stored))!)).toBe(id);
-    expect(id).toBe(`msg_post7v${stored.version}`);
+    expect(eventIdOf(eventFromRecord(change("INSERT", stored))!)).toBe(`msg_post7v${version}`);
   });
 });

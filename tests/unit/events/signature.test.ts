@@ -8,18 +8,12 @@ const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 const body = JSON.stringify({ type: "post.created", data: { id: 1 } });
 
 describe("webhookHeaders", () => {
-  it("signs as Standard Webhooks' library checks", () => {
-    const secret = newSecret();
-    const headers = webhookHeaders([secret], "msg_post1v1", body);
-    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
-    expect(() => new Webhook(secret).verify(`${body} `, headers)).toThrow();
-    expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
-  });
-
-  it("signs with both secrets during a rotation, each accepted on its own", () => {
+  it("signs as Standard Webhooks' library checks, with both secrets during a rotation", () => {
     const [old, next] = [newSecret(), newSecret()];
     const headers = webhookHeaders([old, next], "msg_post1v1", body);
     expect(headers["webhook-signature"]?.split(" ")).toHaveLength(2);
+    expect(() => new Webhook(old).verify(`${body} `, headers)).toThrow();
+    expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
     for (const secret of [old, next]) {
       expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
       const parts = {

@@ -38,14 +38,9 @@ const hashOf = (label: string, digests: Buffer[]) =>
 describe("a page's digest from its posts' digests", () => {
   const [a, b] = [postDigest(bytes('{"id":1}')), postDigest(bytes('{"id":2}'))];
 
-  it("is the first 16 bytes of the hash of the joined digests, under its own prefix", () => {
+  it("is the first 16 bytes of the joined digests' hash, under its own prefix, in order", () => {
     const digest = pageDigest(Buffer.concat([a, b]));
     expect(digest).toEqual(hashOf("page:", [a, b]).subarray(0, 16));
-    expect(digest).toHaveLength(POST_DIGEST_BYTES);
-  });
-
-  it("changes with the order and with a post more or less", () => {
-    const digest = pageDigest(Buffer.concat([a, b]));
     expect(pageDigest(Buffer.concat([b, a]))).not.toEqual(digest);
     expect(pageDigest(a)).not.toEqual(digest);
   });
@@ -54,13 +49,7 @@ describe("a page's digest from its posts' digests", () => {
 describe("a list's ETag from its pages' digests", () => {
   const [a, b] = [pageDigest(postDigest(bytes('{"id":1}'))), pageDigest(Buffer.alloc(0))];
 
-  it("is a strong tag of 32 base64url characters, the same for the same pages", () => {
-    const tag = etagOfPageDigests([a, b]);
-    expect(tag).toMatch(STRONG_TAG);
-    expect(etagOfPageDigests([pageDigest(postDigest(bytes('{"id":1}'))), b])).toBe(tag);
-  });
-
-  it("is the hash of the digests in order, under its own prefix", () => {
+  it("is the hash of the digests in order, under its own prefix, as a strong tag", () => {
     const expected = hashOf("pages:", [a, b]).toString("base64url").slice(0, 32);
     expect(etagOfPageDigests([a, b])).toBe(`"${expected}"`);
     expect(etagOfPageDigests([])).toBe(

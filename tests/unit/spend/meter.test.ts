@@ -162,15 +162,6 @@ describe("the spend meter", () => {
     expect(await meter.pause()).toBeUndefined();
   });
 
-  it("loses only the unflushed window of an instance that dies", async () => {
-    const { ledger, meter, tick } = await started(100);
-    await serve(meter, 3);
-    tick(SPEND_WINDOW_MS);
-    await serve(meter, 1);
-    await serve(meter, 5); // never flushed: the instance is gone before its next window
-    expect(ledger.months.get("2026-11")?.spentNano).toBe(nanoFor(4));
-  });
-
   it("starts a new month unpaused, even within the window that paused the last", async () => {
     const { ledger, meter, tick } = meterOn(0.05, { start: Date.UTC(2026, 10, 30, 23, 59, 58) });
     ledger.months.set("2026-11", { spentNano: toNanoUsd(0.06) });
@@ -259,12 +250,7 @@ describe("an instance's spending guard, as the functions wire it", () => {
     return { lines, wired: spendGuard({ spendLimitUsd: limit }, ledger, logger, env) };
   };
 
-  it("is off without a limit or a ledger", () => {
-    expect(wire(undefined, new MemoryLedger()).wired).toBeUndefined();
-    expect(wire(1, undefined).wired).toBeUndefined();
-  });
-
-  it("counts what was served at the function's memory, and logs each crossing once", async () => {
+  it("with a limit and a ledger only, counts at the function's memory, logging each crossing once", async () => {
     const ledger = new MemoryLedger();
     const { lines, wired } = wire(0.0002, ledger, { AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "2048" });
     await wired?.meter.start();
@@ -276,6 +262,8 @@ describe("an instance's spending guard, as the functions wire it", () => {
     const said = lines.map(({ level, message }) => `${level} ${message}`);
     expect(said).toEqual(["info stage near its spending limit", "error stage paused"]);
     expect(wire(1, ledger).wired).toBeDefined();
+    expect(wire(undefined, ledger).wired).toBeUndefined();
+    expect(wire(1, undefined).wired).toBeUndefined();
   });
 
   it("logs a ledger that fails, by its error's name and message", async () => {

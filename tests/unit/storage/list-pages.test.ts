@@ -77,14 +77,9 @@ describe("the answer of pages", () => {
     expect(body.bytes).toBe(Buffer.byteLength(expected(posts)));
     expect(body.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
     expect([text(listBody([]).json), listBody([]).bytes]).toEqual(["[]", 2]);
-  });
-
-  it("has a tag that changes with any post and not with how the list was reached", () => {
-    const base = pagesOf(entries([1, 2, 300]));
-    const other = listBody(pagesOf(entries([1, 2, 301]))).etag;
-    expect(listBody(base).etag).not.toBe(other);
-    const patched = patchPages(base, changes([300], [301, post(301)]));
-    expect(listBody(patched).etag).toBe(other);
+    expect(listBody(pagesOf(entries([1, 2, 300]))).etag).not.toBe(
+      listBody(pagesOf(entries([1, 2, 301]))).etag,
+    );
   });
 });
 
@@ -92,11 +87,6 @@ describe("patching pages", () => {
   const ids = [1, 2, 3, 130, 131, 400];
   const base = pagesOf(entries(ids));
   const fresh = (posts: Post[]) => listBody(pagesOf(posts.map(entryOf)));
-
-  it("rebuilds only the pages holding a changed id, sharing the others", () => {
-    const patched = patchPages(base, changes([2, post(2, "new")]));
-    expect(patched.map((page, i) => page === base[i])).toEqual([false, true, true]);
-  });
 
   it("puts in place, replaces and takes out, across pages, as a fresh build would", () => {
     const changed = changes(
@@ -116,10 +106,12 @@ describe("patching pages", () => {
     expect(body.etag).toBe(expectedBody.etag);
   });
 
-  it("drops a page whose posts are all deleted, keeps its neighbours, and all for no change", () => {
-    const patched = patchPages(base, changes([400]));
-    expect(patched.map((page) => page.key)).toEqual([0, 1]);
-    expect(patched[0]).toBe(base[0]);
+  it("rebuilds only the pages holding a changed id, sharing the others, dropping an empty one", () => {
+    const patched = patchPages(base, changes([2, post(2, "new")]));
+    expect(patched.map((page, i) => page === base[i])).toEqual([false, true, true]);
+    const dropped = patchPages(base, changes([400]));
+    expect(dropped.map((page) => page.key)).toEqual([0, 1]);
+    expect(dropped.map((page, i) => page === base[i])).toEqual([true, true]);
     expect(patchPages(base, new Map())).toEqual(base);
   });
 
