@@ -40,7 +40,7 @@ const CHROMIUM_ARGS = [
   ...["--disable-background-networking", "--disable-component-update", "--disable-sync"],
 ];
 
-/** The request headers the client sends that a cross-origin call may carry only once allowed. */
+/** Request headers a cross-origin call may carry only once a preflight allowed them. */
 const PREFLIGHTED = ["authorization", "content-type", "idempotency-key", "if-none-match"];
 
 /** serverless names a function `<service>-<stage>-<key>`; startOffline serves the stage `test`. */
@@ -89,10 +89,7 @@ function pageServer(bundle: string): Server {
 /** An answer the Lambda proxy stand-in passed on: the caller's origin and the function's result. */
 type Passed = { origin: string | undefined; statusCode: number; headers: Record<string, unknown> };
 
-/**
- * API Gateway's Lambda proxy integration for `GET /api/post/{id}`: the request as an event to the
- * get function (serverless-offline's Lambda Invoke API), its result as the answer, no header added.
- */
+/** API Gateway's Lambda proxy for `GET /api/post/{id}`: the get function's result, as it is. */
 function lambdaProxy(api: Offline, passed: Passed[]): Server {
   return createServer((request, response) => {
     const id = /^\/api\/post\/(\d+)$/.exec(request.url ?? "")?.[1];
@@ -132,7 +129,7 @@ async function close(server: Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
-/** A request Chromium sent (its method) or a preflight's answer (its status), as DevTools saw it. */
+/** A request Chromium sent or a preflight's answer, as DevTools saw it. */
 type Seen = { url: string; method?: string; status?: number; headers: Record<string, string> };
 
 const lowerCased = (headers: Record<string, string>) =>
@@ -202,7 +199,8 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
     return { page, consoleLines, sent, preflights };
   }
 
-  it("lists, creates, reads, updates and deletes, reading ETag and Location, with 304s", async () => {
+  // Each operation's answers over HTTP are proved in tests/http/client.test.ts.
+  it("lists, creates, reads, updates and deletes, reading ETag and Location, with a 304", async () => {
     const { page, sent, preflights } = await openPage(allowedOrigin);
     const outcome = await page.evaluate(
       async ({ baseUrl, writer }) => {
@@ -215,12 +213,6 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
         const readAgain = await blog.getPost(id, { ifNoneMatch: read.etag });
         const updated = await blog.updatePost(id, { title: "Changed in a browser" });
         const deleted = await blog.deletePost(id);
-        // The list is as it was before the create: the same bytes, so the same ETag.
-        const after = await blog.listPosts({ ifNoneMatch: before.etag });
-        const gone = await blog.getPost(id).then(
-          () => "found",
-          (error: { name: string; status: number }) => `${error.name} ${error.status}`,
-        );
         return {
           id,
           created: [created.response.status, created.post.title, created.location],
@@ -229,8 +221,6 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
           updated: updated.title,
           deleted: deleted.response.status,
           before: [before.notModified, before.etag],
-          after: [after.notModified, after.etag, after.response.status],
-          gone,
         };
       },
       { baseUrl: api.baseUrl, writer },
@@ -245,8 +235,6 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
       updated: "Changed in a browser",
       deleted: 204,
       before: [false, tag],
-      after: [true, outcome.before[1], 304],
-      gone: "ApiError 404",
     });
     expect(await api.table.posts()).not.toContainEqual(expect.objectContaining({ id: outcome.id }));
 
@@ -265,9 +253,8 @@ describe.skipIf(skipped)("the client in Chromium, on a page of another origin", 
     );
   });
 
-  // serverless-offline (14.8) allows every Origin, while API Gateway adds no CORS header to a
-  // Lambda proxy answer: the refused page reads through lambdaProxy, with a simple GET (no
-  // preflight), all a page needs to read a post where reads are open.
+  // serverless-offline allows every Origin, API Gateway adds no CORS header to a Lambda proxy
+  // answer: the refused page reads through lambdaProxy, with a simple GET (no preflight).
   it("refuses a page whose origin CORS_ORIGINS does not list: the client throws UnreachableError", async () => {
     const blog = client.createBlogClient({ baseUrl: api.baseUrl, token: writer });
     const { post } = await blog.createPost({ title: "Not for every site", content: "c" });

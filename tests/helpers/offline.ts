@@ -98,8 +98,7 @@ export async function serve(
         AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
         TIME_ZONE: timeZone,
-        // Handlers run in worker threads, sharing the process's zone: the function's TZ setting
-        // alone would not reach them.
+        // Handlers run in worker threads, which share the process's zone.
         TZ: timeZone,
         LOG_LEVEL: env.LOG_LEVEL ?? "silent",
       },
@@ -133,7 +132,7 @@ export async function serve(
     await stop();
     throw new Error(`${(error as Error).message}. Output:\n${output}`);
   }
-  // The requests go through npm start's front, as API Gateway's edge (scripts/lib/local-front.mjs).
+  // Requests go through npm start's front, as through API Gateway's edge.
   const corsOrigins = parseOrigins(env.CORS_ORIGINS);
   front = await startLocalFront({ target: offlineUrl, host: "127.0.0.1", corsOrigins });
   const { tableName, idempotencyTableName } = options;
@@ -176,10 +175,7 @@ export async function startOffline(options: OfflineOptions): Promise<Offline> {
 /** How long a file's beforeAll may wait for its lease, behind other files of its configuration. */
 export const LEASE_WAIT_MS = 300_000;
 
-/**
- * One of the run's shared instances of `config`, this file's alone until `stop()`, with no post in
- * its table: an open request to the pool in vitest's process, so it ends with this process too.
- */
+/** One of the run's shared instances of `config`, with no post, this file's until `stop()`. */
 export async function leaseOffline(config: SharedConfig): Promise<Offline> {
   const { info, release } = await lease(`${inject("offlinePool")}/lease/${config}`);
   const table = openTable(info.tableName, info.idempotencyTableName, inject("dynamoEndpoint"));

@@ -7,8 +7,7 @@ import { emfProblems } from "../helpers/emf.js";
 import { LEASE_WAIT_MS, leaseOffline, type Offline, serve } from "../helpers/offline.js";
 import { dayFirstUtc } from "../helpers/post-shape.js";
 
-// The shared instance's zone, Asia/Kathmandu (tests/helpers/offline-configs.ts): +05:45 all year,
-// no DST, so a timestamp in the wrong zone or with month and day swapped cannot pass.
+// Asia/Kathmandu, +05:45 all year: a timestamp in the wrong zone or day-month order cannot pass.
 const ZONE_OFFSET_MS = (5 * 60 + 45) * 60_000;
 /** A refusal's body: its text is the unit tests' to check (tests/unit), its shape the contract's. */
 const REFUSAL = { detail: expect.any(String) };
@@ -125,8 +124,7 @@ describe("bodies that are not a JSON object", () => {
     post = await createPost({ title: "Untouched", content: "by bad bodies" });
   });
 
-  // The function gets the body's exact bytes, as API Gateway hands them over (serverless-offline
-  // alone would parse a JSON string holding an object into that object, and `null` into no body).
+  // The function gets the body's exact bytes, as API Gateway hands them over.
   const smuggled = JSON.stringify(JSON.stringify({ title: "smuggled", content: "c" }));
   const notUtf8 = Buffer.from('{"title":"\xff\xfe","content":"c"}', "latin1");
   const bodies = ["{bad json", "[1, 2]", '"text"', smuggled, "null", "42", "true", "", notUtf8];
@@ -209,8 +207,7 @@ describe("GET /api/post", () => {
   });
 });
 
-// Whether the contract and the rules agree on every body and key is the unit tests'
-// (tests/unit/contract-requests.test.ts); here creates go over HTTP, answers held to the contract.
+// Contract and rules agree per tests/unit/contract-requests.test.ts; here creates go over HTTP.
 describe("requests generated from the contract's schemas", () => {
   const seen = { valid: 0, invalid: 0 };
 
@@ -245,8 +242,7 @@ describe("requests generated from the contract's schemas", () => {
       ),
       { numRuns: 40, seed: 20261128 },
     );
-    // Each key once (again with another body is a 422, about state), and only those fetch sends
-    // as generated: it refuses control characters in a header and trims spaces at either end.
+    // Each key once, and only those fetch sends as they are (no control characters, no edge spaces).
     const sendable = [...new Set(keys)].filter(
       (key) => /^[\t\x20-\x7e]*$/.test(key) && key.trim() === key,
     );
@@ -288,7 +284,7 @@ describe("compression", () => {
 });
 
 describe("a storage failure", () => {
-  // Over tables that do not exist, every storage call fails: the specification's text, as seen.
+  // Over tables that do not exist, every storage call fails.
   let broken: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
     const missing = `http-missing-${process.pid}`;
@@ -312,8 +308,7 @@ describe("a storage failure", () => {
   });
 });
 
-// Last in the file: every line the requests above wrote is a request line (init's failure, plain
-// JSON per docs/operating.md, would fail this).
+// Last: every line the requests above wrote is a request line.
 describe("the log lines these requests caused", () => {
   it("are each one valid Embedded Metric Format document", async () => {
     await expect.poll(() => api.logLines().length).toBeGreaterThan(50);

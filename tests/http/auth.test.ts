@@ -17,8 +17,7 @@ async function call(api: Offline, method: string, path: string, bearer?: string,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const [{ status, headers: seen }, text] = [response, await response.text()];
-  // A refused token is the gateway's answer: on AWS its body is the contract's (checked in
-  // tests/packaging/rest-stage.test.ts), serverless-offline's is its own.
+  // A refusal's body on AWS is checked in tests/packaging/rest-stage.test.ts; offline's is its own.
   if (![401, 403].includes(status))
     assertMatchesContract(method, path, { status, headers: seen, text });
   return { status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
@@ -35,18 +34,9 @@ describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIEN
 
   const post = { title: "Guarded", content: "Only with a token" };
 
-  it.each([
-    ["a token that is not a JWT", async () => "not-a-jwt"],
-    ["an expired token", async () => token({}, Math.floor(Date.now() / 1000) - 60)],
-    ["a token from another issuer", async () => token({ iss: "https://elsewhere.example" })],
-    ["a token for another audience", async () => token({ aud: "someone-else" })],
-  ])("refuses a create with %s: 401, nothing stored", async (_case, mint) => {
-    const answer = await call(api, "POST", "/api/post", await mint(), post);
-    expect(answer.status).toBe(401);
-    expect(await api.table.posts()).toEqual([]);
-  });
-
-  it("refuses every write route without a token (401), or the write scope (403)", async () => {
+  // Each claim check is proved rule by rule in tests/unit/http/authorizer.test.ts.
+  it("refuses every write route without a token or with a refused one (401), or without the write scope (403)", async () => {
+    const expired = await token({}, Math.floor(Date.now() / 1000) - 60);
     const readOnly = await token({ scope: "openid profile" });
     const writes = [
       ["POST", "/api/post", post],
@@ -55,6 +45,7 @@ describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIEN
     ];
     for (const [method, path, body] of writes as [string, string, unknown?][]) {
       expect((await call(api, method, path, undefined, body)).status).toBe(401);
+      expect((await call(api, method, path, expired, body)).status).toBe(401);
       expect((await call(api, method, path, readOnly, body)).status).toBe(403);
     }
     expect(await api.table.posts()).toEqual([]);
@@ -87,7 +78,6 @@ describe("writes need a token with the write scope (AUTH_ISSUER_URL, AUTH_AUDIEN
       method: "POST",
     });
     // Nothing of the token or the Authorization header.
-    expect(output).not.toContain(good);
     expect(output).not.toContain(good.split(".")[1]);
     expect(output).not.toContain("someone-whose-token-must-not-leak");
     expect(output.toLowerCase()).not.toContain("bearer ");

@@ -1,6 +1,5 @@
-// The typed client (client/) against the running service, as `npm start` serves it with writes
-// behind a token: every operation, every error a client can meet, a retried create that makes one
-// post, a 304, and the failures that are not answers (nothing listening, another server).
+// The typed client (client/) against the service with writes behind a token: every operation,
+// every error it can meet, a retried create, and failures that are not answers.
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type Server, createServer } from "node:http";
@@ -80,7 +79,7 @@ describe("a create sent again", () => {
   it("makes one post when its first answer was lost: the retry carries the same Idempotency-Key", async () => {
     const keys: (string | null)[] = [];
     let lost = 0;
-    // The answer never reaches the client: no real connection drops exactly one; this fetch does.
+    // The first answer never reaches the client.
     const losingFetch: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
       keys.push(new Headers(init?.headers).get("idempotency-key"));
@@ -208,7 +207,6 @@ describe("the time limit", () => {
   }
 
   it("covers the wait for the status and headers, not the body: a list may stream for minutes", async () => {
-    // The limit is generous for headers sent at once, even on a busy machine; the body comes after it.
     const baseUrl = await slowServer(0, 1_500);
     const read = await client({ baseUrl, timeoutMs: 1_000, retry: { attempts: 1 } }).getPost(1);
     expect(read.notModified ? undefined : read.post.id).toBe(1);
@@ -235,7 +233,6 @@ describe("docs/api.md's example (client/example.ts)", () => {
   });
 
   it("runs against the service and prints what its comments say", async () => {
-    // The same lines, but for the service under test and the client's absolute path.
     const local = "http://localhost:3000";
     expect(example).toContain(`"${local}"`);
     const copy = join(await mkdtemp(join(tmpdir(), "client-example-")), "example.ts");

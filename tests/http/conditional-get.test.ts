@@ -40,7 +40,8 @@ const tagOf = (seen: Seen) => {
 const titles = (seen: Seen) => (JSON.parse(seen.text) as { title: string }[]).map((p) => p.title);
 
 describe("list", () => {
-  it("answers 304 with no body while nothing changed, and the tag follows the body", async () => {
+  // A tag that does not match is answered 200: the next test, after each write.
+  it("answers 304 with no body while nothing changed", async () => {
     await send("POST", "/api/post", {}, { title: "first", content: "c" });
     const first = await send("GET", "/api/post");
     expect(first.status).toBe(200);
@@ -51,9 +52,6 @@ describe("list", () => {
     expect([again.status, again.text, again.headers.get("etag")]).toEqual([304, "", tag]);
     // A W/ prefix, a list of tags or * match too (tests/unit/http/conditional.test.ts).
     expect((await send("GET", "/api/post", { "if-none-match": `W/"x", ${tag}` })).status).toBe(304);
-    const other = await send("GET", "/api/post", { "if-none-match": '"not-this-list"' });
-    expect(other.status).toBe(200);
-    expect(other.text).toBe(first.text);
   });
 
   it("answers 200 with a new tag once a create, an update or a delete is acknowledged", async () => {

@@ -1,6 +1,5 @@
-// Black-box: the API through serverless-offline, its table's stream read by `npm start`'s event
-// path (scripts/lib/local-events.mjs) on a short retry schedule, and a webhook subscriber checking
-// what it receives: signatures, the contract, order, retries, the dead letter, a 410.
+// The API through serverless-offline, its stream delivered by `npm start`'s event path
+// (scripts/lib/local-events.mjs) to a webhook subscriber; the rules are tests/unit/events'.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,7 +68,6 @@ beforeAll(async () => {
   await startEvents();
 });
 
-// What the reader logged (a failed read, a refused delivery) is shown with a failed test.
 afterEach(({ task }) => {
   if (task.result?.state === "fail") console.log(`events log:\n${logged.join("\n")}`);
 });
@@ -82,7 +80,6 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-/** Sends a JSON request to the API; answers its status and parsed body. */
 async function call(method: string, path: string, body?: unknown, headers = {}) {
   const response = await fetch(`${api.baseUrl}/api/post${path}`, {
     method,
@@ -165,7 +162,6 @@ describe("webhook delivery", () => {
   });
 
   it("retries a refused delivery after the schedule's pause, dead-letters it after its last try, and its post's later event goes on", async () => {
-    // A short visibility timeout, so the message whose last try failed is soon redriven.
     await events?.stop();
     await startEvents({ visibilityTimeoutMs: 300 });
     subscriber.answerWith((delivery) => (delivery.event.data.title === "refused" ? 503 : 204));
