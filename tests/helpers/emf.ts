@@ -14,6 +14,28 @@ const CLOUDWATCH_UNITS = [
 
 const NAME = { type: "string", minLength: 1, maxLength: 255 };
 
+const METRIC = {
+  type: "object",
+  required: ["Name"],
+  additionalProperties: false,
+  properties: {
+    Name: NAME,
+    Unit: { enum: CLOUDWATCH_UNITS },
+    StorageResolution: { enum: [1, 60] },
+  },
+};
+
+const DIRECTIVE = {
+  type: "object",
+  required: ["Namespace", "Dimensions", "Metrics"],
+  additionalProperties: false,
+  properties: {
+    Namespace: { type: "string", minLength: 1, maxLength: 1024, pattern: "^[^:].*$" },
+    Dimensions: { type: "array", items: { type: "array", maxItems: 30, items: NAME } },
+    Metrics: { type: "array", maxItems: 100, items: METRIC },
+  },
+};
+
 /** The EMF document's structure: the root's `_aws` metadata and its metric directives. */
 const EMF_SCHEMA = {
   type: "object",
@@ -25,35 +47,7 @@ const EMF_SCHEMA = {
       properties: {
         Timestamp: { type: "integer", minimum: 0 },
         // May be empty, as in the specification's own schema: a line that names no metric.
-        CloudWatchMetrics: {
-          type: "array",
-          items: {
-            type: "object",
-            required: ["Namespace", "Dimensions", "Metrics"],
-            additionalProperties: false,
-            properties: {
-              Namespace: { type: "string", minLength: 1, maxLength: 1024, pattern: "^[^:].*$" },
-              Dimensions: {
-                type: "array",
-                items: { type: "array", maxItems: 30, items: NAME },
-              },
-              Metrics: {
-                type: "array",
-                maxItems: 100,
-                items: {
-                  type: "object",
-                  required: ["Name"],
-                  additionalProperties: false,
-                  properties: {
-                    Name: NAME,
-                    Unit: { enum: CLOUDWATCH_UNITS },
-                    StorageResolution: { enum: [1, 60] },
-                  },
-                },
-              },
-            },
-          },
-        },
+        CloudWatchMetrics: { type: "array", items: DIRECTIVE },
       },
     },
   },

@@ -21,15 +21,13 @@ export async function loadEventContract(file = contractFile): Promise<ContractCh
   }
   // Formats are not checked (as for openapi.yaml): the timestamp's pattern says it exactly.
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  const all = document.allMessages().all();
   const messages = new Map(
-    document
-      .allMessages()
-      .all()
-      .map((message) => {
-        const headers = message.headers()?.json();
-        const payload = ajv.compile(message.payload()?.json() ?? {});
-        return [message.name(), { payload, headers: headers && ajv.compile(headers) }] as const;
-      }),
+    all.map((message) => {
+      const headers = message.headers()?.json();
+      const payload = ajv.compile(message.payload()?.json() ?? {});
+      return [message.name(), { payload, headers: headers && ajv.compile(headers) }] as const;
+    }),
   );
   return (event, headers) => {
     const message = messages.get(String(event.type));

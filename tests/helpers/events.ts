@@ -5,11 +5,7 @@ import { apiEvent, type EventOptions } from "./api-event.mjs";
 
 export { apiEvent, type EventOptions };
 
-export interface Invocation {
-  status: number;
-  headers: Record<string, unknown>;
-  body: unknown;
-}
+export type Invocation = { status: number; headers: Record<string, unknown>; body: unknown };
 
 /** Calls a handler with an event and parses its JSON body. */
 export async function invoke(handler: ApiHandler, options: EventOptions): Promise<Invocation> {

@@ -19,12 +19,11 @@ export default async function setup(project: TestProject) {
     requireJava();
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
-    // The message says what to install; vitest would bury it under its own stack trace.
+    // The message says what to install; vitest would bury it under a stack trace.
     console.error(`\n${error.message}\n`);
     process.exit(1);
   }
-  // The service and commands projects share one build, one DynamoDB Local and one pool: both name
-  // this setup, which vitest runs once per project, in one process.
+  // One build, DynamoDB Local and pool for both projects naming this setup (run once per project).
   const shared = ((globalThis as { [SHARED]?: Shared })[SHARED] ??= { users: 0 });
   shared.users += 1;
   const { db, pool } = await (shared.started ??= buildAndStart());
@@ -39,10 +38,7 @@ export default async function setup(project: TestProject) {
 }
 
 const SHARED = Symbol.for("blog-post-api.global-setup");
-interface Shared {
-  users: number;
-  started?: ReturnType<typeof buildAndStart>;
-}
+type Shared = { users: number; started?: ReturnType<typeof buildAndStart> };
 
 /** The bundles built (the HTTP and packaging tests read dist/), DynamoDB Local and the pool started. */
 async function buildAndStart() {

@@ -1,6 +1,5 @@
-// Test helper: the post's shape as the specification states it, written once for every layer:
-// its keys, the shown and stored timestamp patterns, and a day-before-month formatter that is
-// independent of lib/posts/timestamps.ts, so it can serve as an oracle.
+// Test helper: the post's shape as the specification states it, for every layer: its keys, the
+// timestamp patterns, and a day-first formatter independent of lib/ (an oracle).
 
 /** The keys of a serialized post (and of a stored one), sorted. */
 export const POST_KEYS = ["content", "created_at", "id", "title", "updated_at"];
@@ -9,13 +8,11 @@ export const SHOWN_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 /** A timestamp as the table stores it: ISO 8601 UTC with milliseconds. */
 export const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const twoDigits = (n: number) => String(n).padStart(2, "0");
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 /** An instant in the service's format as read in UTC: year, then DAY, then MONTH, 24-hour clock. */
 export function dayFirstUtc(date: Date): string {
-  return (
-    `${String(date.getUTCFullYear()).padStart(4, "0")}-${twoDigits(date.getUTCDate())}-` +
-    `${twoDigits(date.getUTCMonth() + 1)} ${twoDigits(date.getUTCHours())}:` +
-    `${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())}`
-  );
+  const day = [pad(date.getUTCFullYear(), 4), pad(date.getUTCDate()), pad(date.getUTCMonth() + 1)];
+  const time = [date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()].map((n) => pad(n));
+  return `${day.join("-")} ${time.join(":")}`;
 }

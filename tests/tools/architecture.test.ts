@@ -24,11 +24,7 @@ describe("each boundary refuses an import that crosses it", () => {
     ["lib/posts/x.ts", 'import "../app/config.js";', "pure post rules"],
     ["lib/posts/x.ts", "export const level = process.env.LOG_LEVEL;", "settings reach it"],
     ["lib/http/x.ts", 'import "../storage/dynamo-repository.js";', "never on lib/storage/"],
-    [
-      "lib/http/x.ts",
-      'import type { PostsTable } from "../storage/posts-table.js";',
-      "lib/storage/",
-    ],
+    ["lib/http/x.ts", 'import type { T } from "../storage/posts-table.js";', "lib/storage/"],
     ["lib/http/x.ts", 'import "@aws-sdk/lib-dynamodb";', "never calls AWS"],
     ["lib/http/x.ts", 'import "../app/runtime.js";', "nothing in lib/ imports it"],
     ["lib/storage/x.ts", 'import "../http/errors.js";', "knows nothing of HTTP"],
@@ -47,9 +43,7 @@ describe("each boundary refuses an import that crosses it", () => {
     ["lib/events/x.ts", 'import "../app/webhooks.js";', "with the post rules"],
     ["client/x.mjs", 'import "../lib/posts/post.js";', "runs in browsers too"],
   ])("%s: %s", async (path, code, reason) => {
-    const messages = await refusals(path, code);
-    expect(messages).toHaveLength(1);
-    expect(messages[0]).toContain(reason);
+    expect(await refusals(path, code)).toEqual([expect.stringContaining(reason)]);
   });
 });
 

@@ -40,11 +40,8 @@ describe("the contract linters", () => {
     const file = join(scratch, `${rule}.yaml`);
     writeFileSync(file, changed);
     const args = (commands.get(linter) ?? []).map((arg) => (arg === "openapi.yaml" ? file : arg));
-    const run = spawnSync(join(root, "node_modules/.bin", linter), args, {
-      cwd: root,
-      encoding: "utf8",
-      timeout: 30_000,
-    });
+    const options = { cwd: root, encoding: "utf8", timeout: 30_000 } as const;
+    const run = spawnSync(join(root, "node_modules/.bin", linter), args, options);
     const output = `${run.stdout}${run.stderr}`;
     expect(run.status, output).not.toBe(0);
     expect(output).toContain(rule);

@@ -1,6 +1,5 @@
-// Tools: what a newcomer installs. npm admits only the functions' Node; every install script the
-// lockfile names is reviewed in allowScripts and runs with only Node and a shell on the PATH (no
-// cmake or compiler), where a script needing cmake is first shown to fail.
+// Tools: npm admits only the functions' Node; every install script is reviewed in allowScripts and
+// runs with only Node and a shell on the PATH, where a script needing cmake is shown to fail.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { symlinkSync, writeFileSync } from "node:fs";
@@ -39,19 +38,18 @@ const npmCli = realpathSync(execFileSync("sh", ["-c", "command -v npm"]).toStrin
 const onlyNode = { ...process.env, PATH: bin };
 
 /** `npm rebuild --foreground-scripts` in `cwd` under the PATH that holds only Node. */
-const rebuild = (cwd: string) =>
-  spawnSync(process.execPath, [npmCli, "rebuild", "--foreground-scripts", "--no-bin-links"], {
-    cwd,
-    env: onlyNode,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
+const rebuild = (cwd: string) => {
+  const args = [npmCli, "rebuild", "--foreground-scripts", "--no-bin-links"];
+  const options = { cwd, env: onlyNode, encoding: "utf8", timeout: 120_000 } as const;
+  return spawnSync(process.execPath, args, options);
+};
 
-/** A scratch package.json holding `json`, in a folder of its own; returns the folder. */
+/** A scratch package.json of a "fixture" 1.0.0 with `json`, in a folder of its own; the folder. */
 function scratchProject(name: string, json: object): string {
   const dir = join(scratch, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify(json));
+  const fixture = { name: "fixture", version: "1.0.0", ...json };
+  writeFileSync(join(dir, "package.json"), JSON.stringify(fixture));
   return dir;
 }
 
@@ -62,17 +60,13 @@ describe("the Node the project admits", () => {
     expect(semver.satisfies(RUNTIME_NODE_VERSION, range)).toBe(true);
     expect(semver.satisfies(process.version, range)).toBe(true);
     // Node 20 reached its end of life on 2026-04-30; 22 is not the runtime's line.
-    for (const older of ["20.20.2", "22.22.2", "24.14.0"]) {
+    for (const older of ["20.20.2", "22.22.2", "24.14.0"])
       expect(semver.satisfies(older, range), older).toBe(false);
-    }
   });
 
   it("is refused by npm before any script runs, naming the range, when the Node differs", () => {
-    const major = Number(process.versions.node.split(".")[0]);
-    const range = `^${major + 2}.0.0`;
+    const range = `^${Number(process.versions.node.split(".")[0]) + 2}.0.0`;
     const project = scratchProject("other-node", {
-      name: "fixture",
-      version: "1.0.0",
       scripts: { test: "node -e \"console.log('script ran')\"" },
       devEngines: { runtime: { name: "node", version: range, onFail: "error" } },
     });
@@ -92,11 +86,8 @@ describe("the project's install", () => {
       .sort();
     expect(Object.keys(lock.packages).some((path) => path.endsWith("aws-lambda-ric"))).toBe(false);
     expect(Object.keys(manifest.allowScripts).sort()).toEqual(withScripts);
-    expect(manifest.allowScripts).toEqual({
-      esbuild: true,
-      "@scarf/scarf": false,
-      "es5-ext": false,
-    });
+    const reviewed = { esbuild: true, "@scarf/scarf": false, "es5-ext": false };
+    expect(manifest.allowScripts).toEqual(reviewed);
   });
 
   it("hides every compiler from the PATH it checks under, where a script needing cmake fails", () => {
@@ -105,16 +96,11 @@ describe("the project's install", () => {
     expect(found("node")).toBe(true);
     for (const command of TOOLCHAIN) expect(found(command), command).toBe(false);
     const project = scratchProject("needs-cmake", {
-      name: "fixture",
-      version: "1.0.0",
       dependencies: { "needs-cmake": "1.0.0" },
       allowScripts: { "needs-cmake": true },
     });
-    scratchProject("needs-cmake/node_modules/needs-cmake", {
-      name: "needs-cmake",
-      version: "1.0.0",
-      scripts: { install: "cmake ." },
-    });
+    const needsCmake = { name: "needs-cmake", scripts: { install: "cmake ." } };
+    scratchProject("needs-cmake/node_modules/needs-cmake", needsCmake);
     const run = rebuild(project);
     expect(run.status, run.stdout + run.stderr).not.toBe(0);
     expect(run.stdout + run.stderr).toMatch(/cmake: (command )?not found/);

@@ -1,12 +1,12 @@
 // Unit: `npm run docs` builds a page carrying every operation of openapi.yaml that opens with no
 // network; the checks report a missing operation or a resource fetched from elsewhere.
-import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { buildReference } from "../../scripts/docs.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -14,23 +14,17 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 type PathItems = Record<string, Record<string, { operationId?: string; summary?: string }>>;
 /** The definition a page embeds, which Redoc draws the operations from. */
-const definition = (html: string) =>
-  JSON.parse(/__redoc_definition = (.+);$/m.exec(html)?.[1] ?? "{}") as {
-    tags?: unknown;
-    paths?: PathItems;
-    info?: { description: string };
-  };
+type Definition = { tags?: unknown; paths?: PathItems; info?: { description: string } };
+const definition = (html: string): Definition =>
+  JSON.parse(/__redoc_definition = (.+);$/m.exec(html)?.[1] ?? "{}");
 
 /** Every operation of a contract's `paths`, labelled `VERB /path (id): summary`. */
 const operationsOf = (paths: PathItems = {}) =>
   Object.entries(paths).flatMap(([path, item]) =>
     METHODS.filter((method) => item[method]).map((method) => {
       const { operationId = "", summary = "" } = item[method]!;
-      return {
-        operationId,
-        summary,
-        label: `${method.toUpperCase()} ${path} (${operationId}): ${summary}`,
-      };
+      const label = `${method.toUpperCase()} ${path} (${operationId}): ${summary}`;
+      return { operationId, summary, label };
     }),
   );
 
@@ -42,36 +36,25 @@ function missingOperations(html: string, operations: { label: string }[]): strin
 
 /** What the page would fetch as it opens: sources of tags, and modules imported by URL. */
 function externalResources(html: string): string[] {
-  const remote = /^(?:https?:)?\/\//;
   const attributes = html.matchAll(/<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)="([^"]*)"/g);
   const imports = html.matchAll(/\bimport\b[^"'`;]*?["'`]((?:https?:)?\/\/[^"'`]+)["'`]/g);
-  return [...attributes, ...imports]
-    .map((match) => match[1] ?? "")
-    .filter((url) => remote.test(url));
+  const urls = [...attributes, ...imports].map((match) => match[1] ?? "");
+  return urls.filter((url) => /^(https?:)?\/\//.test(url));
 }
 
 const contract = parse(readFileSync(join(root, "openapi.yaml"), "utf8")) as { paths: PathItems };
 const operations = operationsOf(contract.paths);
 
-let scratch: string;
-let html: string;
-beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), "reference-page-"));
-  html = await readFile(await buildReference(join(scratch, "index.html")), "utf8");
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = mkdtempSync(join(tmpdir(), "reference-page-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const html = await readFile(await buildReference(join(scratch, "index.html")), "utf8");
 
 describe("the reference page", () => {
-  it("is built from a contract with the five operations", () => {
-    expect(operations.map((op) => op.operationId).sort()).toEqual(
-      ["createPost", "deletePost", "getPost", "listPosts", "updatePost"].sort(),
-    );
+  it("is built from a contract with the five operations, and names each", () => {
+    const ids = operations.map((op) => op.operationId).sort();
+    expect(ids).toEqual(["createPost", "deletePost", "getPost", "listPosts", "updatePost"]);
     expect(operations.every((op) => op.summary.length > 0)).toBe(true);
-  });
-
-  it("names every operation: path, method, id and summary", () => {
+    // The page names every operation: path, method, id and summary.
     expect(html).toContain("<title>Blog Post API</title>");
     expect(missingOperations(html, operations)).toEqual([]);
     for (const op of operations) expect(html).toContain(JSON.stringify(op.summary));
@@ -96,28 +79,21 @@ describe("the reference page", () => {
 });
 
 describe("the page checks", () => {
-  it("report an operation whose summary is not on the page, or all with no definition", () => {
+  it("report an operation not on the page (all with no definition), and Redoc loaded from a CDN", () => {
     const listPosts = operations.find((op) => op.operationId === "listPosts");
-    const changed = html.replaceAll(
-      JSON.stringify(listPosts?.summary),
-      JSON.stringify("List some posts"),
-    );
+    const changed = html.replaceAll(JSON.stringify(listPosts?.summary), '"List some posts"');
     expect(changed).not.toBe(html);
     expect(missingOperations(changed, operations)).toEqual([
       "GET /api/post (listPosts): List every post, ascending by id",
     ]);
     expect(missingOperations("<html><body></body></html>", operations)).toHaveLength(5);
-  });
-
-  it("report Redoc loaded from a CDN, as build-docs writes it without --inlineBundle", () => {
     const cdn = "https://cdn.redocly.com/redoc/v3.0.1/bundles/redoc.standalone.js";
     const page = [
       `<head><link rel="modulepreload" href="${cdn}" crossorigin="anonymous"></head>`,
       `<body><script type="module">import { hydrate } from "${cdn}";</script></body>`,
     ].join("\n");
     expect(externalResources(page)).toEqual([cdn, cdn]);
-    expect(externalResources('<img src="data:image/svg+xml,x"><a href="https://x.test">')).toEqual(
-      [],
-    );
+    const inline = '<img src="data:image/svg+xml,x"><a href="https://x.test">';
+    expect(externalResources(inline)).toEqual([]);
   });
 });

@@ -48,20 +48,14 @@ function moduleState(path: string, text: string): string[] {
 }
 
 describe("the checks", () => {
-  it("find a long function, and pass a short one", () => {
+  it("find a long function and module state, and pass a short one and constants", () => {
     const body = Array.from({ length: 40 }, (_, i) => `  const a${i} = ${i};`).join("\n");
-    expect(longFunctions("x.ts", `function long() {\n${body}\n}\n`)).toEqual([
-      "x.ts: long (42 lines)",
-    ]);
+    const long = `function long() {\n${body}\n}\n`;
+    expect(longFunctions("x.ts", long)).toEqual(["x.ts: long (42 lines)"]);
     expect(longFunctions("x.ts", `const short = () => {\n${body.slice(0, 200)}\n};\n`)).toEqual([]);
-  });
-
-  it("find module state, and pass constants", () => {
     const text = "let memo: string | undefined;\nconst fixed = 1;\nvar old = 2;\n";
-    expect(moduleState("x.ts", text)).toEqual([
-      "x.ts: let memo: string | undefined",
-      "x.ts: var old ",
-    ]);
+    const state = moduleState("x.ts", text);
+    expect(state).toEqual(["x.ts: let memo: string | undefined", "x.ts: var old "]);
   });
 });
 

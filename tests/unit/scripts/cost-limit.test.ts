@@ -19,13 +19,9 @@ const templateWith = (SPEND_LIMIT_USD: string) => {
 describe("the worst month with the spending limit on", () => {
   it("is the limit, one window of the stage's throttle in plain lists, and nothing paused", () => {
     const worst = worstMonth(templateWith("2.5"), spend);
-    const aList = spend.usageUsd({
-      ...spend.noUsage(),
-      requests: 1,
-      bytesOut: WORKLOAD.listBytes.plain,
-      readUnits: 8,
-      gbMs: Math.ceil(WORKLOAD.routeMs.listPosts),
-    });
+    const usage = { requests: 1, bytesOut: WORKLOAD.listBytes.plain, readUnits: 8 };
+    const gbMs = Math.ceil(WORKLOAD.routeMs.listPosts);
+    const aList = spend.usageUsd({ ...spend.noUsage(), ...usage, gbMs });
     expect(worst).toMatchObject({ limitUsd: 2.5, pausedUsd: 0, rate: 50, burst: 100 });
     expect("overshoot" in worst && worst.overshoot).toEqual({ requests: 600, usd: 600 * aList });
     const lines = worstLines(worst);

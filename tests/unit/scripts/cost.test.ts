@@ -66,9 +66,8 @@ describe("config/prices.json", () => {
     const perMillion = ["apiGatewayRestRequests", "eventBridgeCustomEvents", "pipesRequests"];
     expect(perMillion.map((name) => rate(name) * 1e6)).toEqual([3.5, 1, 0.4].map(closeTo));
     const perUnit = ["dataTransferOut", "cloudWatchMetrics", "cloudWatchAlarmMetrics"];
-    expect([...perUnit, "cloudWatchLogsIngestion"].map(rate)).toEqual(
-      [0.09, 0.3, 0.1, 0.5].map(closeTo),
-    );
+    const perUnitUsd = [...perUnit, "cloudWatchLogsIngestion"].map(rate);
+    expect(perUnitUsd).toEqual([0.09, 0.3, 0.1, 0.5].map(closeTo));
     expect(rate("cloudWatchDashboards")).toBe(3);
     expect([rate("wafWebAcls"), rate("wafRules"), rate("wafRequests") * 1e6]).toEqual([5, 1, 0.6]);
     expect([rate("cognitoM2mClients"), rate("cognitoM2mTokens") * 1000]).toEqual([6, 2.25]);
@@ -106,15 +105,12 @@ describe("idle cost", () => {
     expect(idle({ One: acl(1), Three: acl(3), ...resources })).toEqual(expected);
   });
 
-  it("counts a dashboard's distinct metrics: free up to 50 and for 3 dashboards, else $3", () => {
+  it("counts a dashboard's distinct metrics, free up to 50 and for 3 dashboards, else $3; reads Fn::Join, repeats and shorthands, leaves out expressions", () => {
     const rows = (n: number) => Array.from({ length: n }, (_, i) => metric(`M${i}`));
     const three = { A: dashboard(rows(50)), B: dashboard(rows(51)), C: dashboard(rows(1)) };
     expect(idle(three)).toEqual({ A: 0, B: 3, C: 0 });
     const four = { A: dashboard([]), B: dashboard([]), C: dashboard([]), D: dashboard([]) };
     expect(idle(four)).toEqual({ A: 0, B: 0, C: 0, D: 3 });
-  });
-
-  it("reads a body built with Fn::Join, repeats and shorthands, and leaves out expressions", () => {
     const metrics = [
       [{ expression: "a + b", id: "sum" }],
       ...[metric("Latency"), metric("Latency", "GetPostLambdaFunction"), metric("Latency")],
@@ -136,19 +132,16 @@ describe("idle cost", () => {
     expect(cost.idle.totalUsd).toBe(0.1);
   });
 
-  it("estimates a Pipe's polls of a stream past the free 2.5 million streams reads", () => {
+  it("estimates a Pipe's polls of a stream past the free 2.5 million reads, Lambda's of a queue past SQS's free million", () => {
     const Source = { "Fn::GetAtt": ["PostsTable", "StreamArn"] };
     const pipe = { Type: "AWS::Pipes::Pipe", Properties: { Source } };
     const cost = price({ First: pipe, Second: pipe });
     // 4 polls a second for 30 days: 10,368,000; the first Pipe's take the free 2.5 million.
     expect(cost.idle.lines.map((line) => line.usd)).toEqual([1.5736, 2.0736]);
     expect(cost.idle.lines[0]?.note).toMatch(/^estimate/);
-  });
-
-  it("estimates Lambda's idle polls of a queue, within SQS's free million for one queue", () => {
-    const cost = idle({ Q1: queue(true), Q2: queue(true), P1: pollsOf("Q1"), P2: pollsOf("Q2") });
-    // 648,000 polls each: the second queue's take the rest of the free million, then 296,000.
-    expect(cost).toEqual({ Q1: 0, Q2: 0, P1: 0, P2: 0.148 });
+    // Lambda's idle polls of a queue: 648,000 each; the second queue's pass SQS's free million.
+    const polls = idle({ Q1: queue(true), Q2: queue(true), P1: pollsOf("Q1"), P2: pollsOf("Q2") });
+    expect(polls).toEqual({ Q1: 0, Q2: 0, P1: 0, P2: 0.148 });
   });
 
   it("lists what it cannot price as unknown, not $0: a SEARCH it cannot count, a Metrics Insights alarm, a type the price file does not know, a table on provisioned capacity", () => {
@@ -173,13 +166,13 @@ describe("idle cost", () => {
 describe("a million requests", () => {
   const lambda = { Type: "AWS::Lambda::Function", Properties: { MemorySize: 1024 } };
   const stage: Resources = { ListPostsLambdaFunction: lambda, GetPostLambdaFunction: lambda };
-  const lines = (Resources: Resources, workload = WORKLOAD) => {
-    const { perMillion } = priceTemplate({ Resources }, prices, workload);
-    return Object.fromEntries(perMillion.lines.map((line) => [line.resource, line]));
-  };
+  const byResource = (lines: ReturnType<typeof price>["perMillion"]["lines"]) =>
+    Object.fromEntries(lines.map((line) => [line.resource, line]));
 
-  it("prices the gateway, Lambda, DynamoDB, data out, metrics and logs at list price", () => {
-    const priced = lines(stage);
+  it("prices the gateway, Lambda, DynamoDB, data out (plain, gzip), metrics and logs; totals them", () => {
+    const workload = { ...WORKLOAD, listBytes: { plain: 100_000, gzip: 25_000 } };
+    const { perMillion } = priceTemplate({ Resources: stage }, prices, workload);
+    const priced = byResource(perMillion.lines);
     expect(priced["API Gateway REST requests"]).toMatchObject({ units: 1e6, usd: 3.5 });
     expect(priced["Lambda invocations"]).toMatchObject({ units: 950_000, usd: 0.19 });
     // 800,000 lists of 3 ms and 150,000 gets of 3 ms, at 1 GB.
@@ -190,18 +183,16 @@ describe("a million requests", () => {
     expect(priced["CloudWatch metrics"]).toMatchObject({ units: 3, usd: 0.9 });
     expect(priced["CloudWatch Logs, GB"]?.units).toBeCloseTo((1e6 * 1200) / 2 ** 30);
     expect(priced["EventBridge events"]).toBeUndefined();
-  });
-
-  it("prices data out with and without gzip from the list's bytes", () => {
-    const workload = { ...WORKLOAD, listBytes: { plain: 100_000, gzip: 25_000 } };
-    const out = lines(stage, workload)["Data transfer out, GB"];
     const gb = (list: number) => (800_000 * list + 200_000 * 1000) / 2 ** 30;
-    expect(out?.units).toBeCloseTo(gb(100_000));
-    expect(out?.gzipUsd).toBeCloseTo(gb(25_000) * 0.09, 3);
+    expect(priced["Data transfer out, GB"]?.units).toBeCloseTo(gb(100_000));
+    expect(priced["Data transfer out, GB"]?.gzipUsd).toBeCloseTo(gb(25_000) * 0.09, 3);
+    const plain = perMillion.lines.reduce((all, line) => all + line.usd, 0);
+    expect(perMillion.totalUsd).toBeCloseTo(plain, 3);
+    expect(sum(perMillion.lines, "gzipUsd")).toBeLessThan(perMillion.totalUsd);
   });
 
   it("adds the events, webhooks, WAF and tracing only where the template has them", () => {
-    const priced = lines({
+    const { perMillion } = price({
       ...stage,
       Bus: { Type: "AWS::Events::EventBus" },
       Queue: queue(true),
@@ -209,22 +200,15 @@ describe("a million requests", () => {
       Acl: { Type: "AWS::WAFv2::WebACL", Properties: { Rules: [] } },
       Stage: { Type: "AWS::ApiGateway::Stage", Properties: { TracingEnabled: true } },
     });
+    const priced = byResource(perMillion.lines);
     expect(priced["EventBridge events"]).toMatchObject({ units: 50_000, usd: 0.05 });
     expect(priced["SQS requests"]).toMatchObject({ units: 150_000, usd: 0.075 });
     expect(priced["WAF requests"]).toMatchObject({ units: 1e6, usd: 0.6 });
     expect(priced["X-Ray traces"]).toMatchObject({ units: 1e6, usd: 5 });
   });
 
-  it("totals its lines, with and without gzip", () => {
-    const cost = priceTemplate({ Resources: stage }, prices);
-    const plain = cost.perMillion.lines.reduce((all, line) => all + line.usd, 0);
-    expect(cost.perMillion.totalUsd).toBeCloseTo(plain, 3);
-    expect(sum(cost.perMillion.lines, "gzipUsd")).toBeLessThan(cost.perMillion.totalUsd);
-  });
-
   it("states the bytes of a list of 100 posts of about 1,000 bytes, plain and gzipped", () => {
-    // Each post its own stretch of the docs' prose (no repeats within gzip's window, which would
-    // squeeze it far more), gzipped at level 1 as the list route does (lib/http/compress.ts).
+    // Distinct prose per post (repeats would gzip far smaller), at level 1 as lib/http/compress.ts.
     const docs = readdirSync(`${root}docs`).filter((name) => name.endsWith(".md"));
     const text = docs.sort().map((name) => readFileSync(`${root}docs/${name}`, "utf8"));
     const words = text.join(" ").replace(/\s+/g, " ");
@@ -243,38 +227,32 @@ describe("a million requests", () => {
 });
 
 describe("what the pricing copies from the code", () => {
-  it("counts the list's metric series as lib/http/metrics.ts names them", () => {
+  it("counts the metric series as lib/http/metrics.ts and lib/events/queue-delivery.ts write them", () => {
     const counts = Object.fromEntries(STORAGE_COUNT_NAMES.map((name) => [name, 1]));
-    const outcome = { status: 200, durationMs: 1, coldStart: false, counts };
-    const { _aws } = requestMetrics(outcome);
+    const { _aws } = requestMetrics({ status: 200, durationMs: 1, coldStart: false, counts });
     const names = _aws.CloudWatchMetrics.flatMap((directive) => directive.Metrics);
-    expect(METRIC_SERIES.ListPostsLambdaFunction).toBe(names.length);
-  });
-
-  it("counts the webhook delivery's metrics as lib/events/queue-delivery.ts writes them", () => {
-    const source = readFileSync(`${root}lib/events/queue-delivery.ts`, "utf8");
-    expect(METRIC_SERIES.DeliverWebhooksLambdaFunction).toBe(source.match(/_aws: emf\(/g)?.length);
+    const delivery = readFileSync(`${root}lib/events/queue-delivery.ts`, "utf8");
+    expect(METRIC_SERIES).toEqual({
+      ListPostsLambdaFunction: names.length,
+      DeliverWebhooksLambdaFunction: delivery.match(/_aws: emf\(/g)?.length,
+    });
   });
 
   it("sizes a list's log line within 15% of the line lib/http/log-line.ts writes", async () => {
     vi.stubEnv("_X_AMZN_TRACE_ID", "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=0");
     const functionName = "blog-post-api-prod-listPosts";
-    const context = {
-      functionName,
-      memoryLimitInMB: "1024",
-      invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
-      awsRequestId: "8f5c2a1e-3b4d-4e6f-9a7b-1c2d3e4f5a6b",
+    const invokedFunctionArn = `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`;
+    const awsRequestId = "8f5c2a1e-3b4d-4e6f-9a7b-1c2d3e4f5a6b";
+    const context = { functionName, memoryLimitInMB: "1024", invokedFunctionArn, awsRequestId };
+    const request = {
+      method: "GET",
+      route: "GET /api/post",
+      pathId: undefined,
+      requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
+      scope: { counts: { ListFromMemory: 1, ReadUnits: 8 } },
     };
-    const request = { method: "GET", route: "GET /api/post", pathId: undefined };
-    const record = {
-      request: {
-        ...request,
-        requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
-        scope: { counts: { ListFromMemory: 1, ReadUnits: 8 } },
-      },
-      invocation: invocationFields(context, false),
-      started: performance.now() - 3,
-    };
+    const invocation = invocationFields(context, false);
+    const record = { request, invocation, started: performance.now() - 3 };
     const lines = await linesWrittenBy(() =>
       logRequest(createLogger("info"), record as never, { statusCode: 200, body: "" } as never, {}),
     );

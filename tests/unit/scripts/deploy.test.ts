@@ -3,12 +3,9 @@ import { describe, expect, it } from "vitest";
 import { smokePlan } from "../../../scripts/lib/stage.mjs";
 
 const URL = "https://abc123.execute-api.eu-west-1.amazonaws.com";
-const POOL = {
-  ServiceEndpoint: URL,
-  SignInClientId: "client-1",
-  UserPoolId: "eu-west-1_Pool",
-  WriterGroup: "writers",
-};
+const ids = { SignInClientId: "client-1", UserPoolId: "eu-west-1_Pool", WriterGroup: "writers" };
+const POOL = { ServiceEndpoint: URL, ...ids };
+const OPEN = { ALLOW_ANONYMOUS_WRITES: "true", TIME_ZONE: "Europe/Paris" };
 
 describe("smokePlan", () => {
   it("runs the smoke with the pool's token when the stack has the pool", () => {
@@ -17,21 +14,16 @@ describe("smokePlan", () => {
   });
 
   it("runs it without a token when writes are open on purpose", () => {
-    const env = { ALLOW_ANONYMOUS_WRITES: "true", TIME_ZONE: "Europe/Paris", CORS_ORIGINS: "*" };
     const flags = ["--url", URL, "--time-zone", "Europe/Paris"];
-    expect(smokePlan({ ServiceEndpoint: URL }, env)).toEqual({
+    expect(smokePlan({ ServiceEndpoint: URL }, { ...OPEN, CORS_ORIGINS: "*" })).toEqual({
       flags: [...flags, "--origin", "https://any-origin.example"],
       token: "none",
     });
   });
 
   it("prints the exact command when the tokens come from an issuer of the user's", () => {
-    const env = {
-      AUTH_ISSUER_URL: "https://issuer.example",
-      TIME_ZONE: "Europe/Paris",
-      ALLOW_ANONYMOUS_WRITES: "true",
-      CORS_ORIGINS: "https://blog.example, https://admin.example",
-    };
+    const origins = "https://blog.example, https://admin.example";
+    const env = { ...OPEN, AUTH_ISSUER_URL: "https://issuer.example", CORS_ORIGINS: origins };
     expect(smokePlan({ ServiceEndpoint: URL }, env)).toEqual({
       print:
         "Writes on this stage need a token from https://issuer.example; check the stage with: " +

@@ -1,10 +1,9 @@
-// Unit: `npm run import` and `npm run export`: local times across daylight saving changes, ISO
-// offsets, the identity check behind "already there", and a copy's outcomes and stop (against a
-// server in the test's process).
+// Unit: `npm run import`/`export`: local times across DST changes, ISO offsets, the identity check
+// behind "already there", and a copy's outcomes and stop (against a server in this process).
 import { type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { StopError } from "../../../scripts/lib/cli.mjs";
 import { copyPosts, differences } from "../../../scripts/lib/migration/copy.mjs";
 import { ZonedClock, isoWithOffset } from "../../../scripts/lib/zoned-time.mjs";
@@ -48,14 +47,10 @@ describe("isoWithOffset", () => {
     ["2024-01-15T11:00:00Z", "2024-01-15T12:00:00+01:00"],
     ["2024-10-27T00:30:00Z", "2024-10-27T02:30:00+02:00"],
     ["2024-10-27T01:30:00Z", "2024-10-27T02:30:00+01:00"],
-  ])("%s in Paris is %s, the same instant", (instant, expected) => {
-    expect(isoWithOffset(paris, utc(instant))).toBe(expected);
+    ["2024-01-15T12:00:00Z", "2024-01-15T08:30:00-03:30", "America/St_Johns"],
+  ])("%s is %s, the same instant (in Paris unless named)", (instant, expected, zone?: string) => {
+    expect(isoWithOffset(zone ? new ZonedClock(zone) : paris, utc(instant))).toBe(expected);
     expect(Date.parse(expected)).toBe(utc(instant));
-  });
-
-  it("writes negative and half-hour offsets", () => {
-    const stJohns = new ZonedClock("America/St_Johns");
-    expect(isoWithOffset(stJohns, utc("2024-01-15T12:00:00Z"))).toBe("2024-01-15T08:30:00-03:30");
   });
 });
 
@@ -64,11 +59,8 @@ describe("differences", () => {
   const source = { ...post, created_at: utc("2024-10-27T00:30:00.400Z") };
   const shown = { ...post, created_at: "2024-27-10 02:30:00" };
 
-  it("finds none when the target shows the same post, to the second, in its zone", () => {
+  it("finds none when the target shows the same post, to the second, in its zone, else names each field", () => {
     expect(differences(source, shown, paris)).toEqual([]);
-  });
-
-  it("names each field that differs", () => {
     const changed = {
       title: "u",
       created_at: "2024-27-10 02:30:01",
@@ -83,12 +75,12 @@ describe("copyPosts", () => {
   const fields = { title: "t", content: "c", created_at: null, updated_at: null };
   const posts = [1, 2].map((id) => ({ id, ...fields }));
   const source = { posts, failed: [], ambiguous: [], source: "test" };
-  /** A target on loopback answering each request with `answer`; its URL, and a way to close it. */
+  /** A target on loopback answering each request with `answer`, closed after the test; its URL. */
   async function serve(answer: Parameters<typeof createServer>[1]) {
     const server = createServer(answer);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+    onTestFinished(() => void server.close());
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
   const json = (response: ServerResponse, status: number, body: unknown, headers = {}) =>
     response
@@ -96,10 +88,9 @@ describe("copyPosts", () => {
       .end(JSON.stringify(body));
 
   it("counts an identical post as created only while its key's first request may still make it", async () => {
-    // Post 1: a 503, then a plain 409 to the same key, so another request made it. Post 2: a 409
-    // saying the key's first request is still running, until the client stops waiting.
+    // Post 1: a 503, then a plain 409 (another request made it). Post 2: 409s saying "still running".
     const creates = new Map<number, number>();
-    const service = await serve(async (request, response) => {
+    const url = await serve(async (request, response) => {
       const path = Number(request.url?.split("/").pop());
       if (request.method !== "POST") return json(response, 200, posts[path - 1]);
       const { id } = JSON.parse(await text(request)) as { id: number };
@@ -108,15 +99,15 @@ describe("copyPosts", () => {
       if (id === 1 && creates.get(id) === 1) return json(response, 503, { detail: "busy" }, again);
       json(response, 409, { detail: `Blog post #${id} already exists` }, id === 2 ? again : {});
     });
-    try {
-      const options = { to: service.url, toZone: "UTC", concurrency: 2, dryRun: false };
-      const { results } = await copyPosts(source, options);
-      const outcomes = Object.fromEntries(results.map(({ id, outcome }) => [id, outcome]));
-      expect(outcomes).toEqual({ 1: "already there", 2: "created" });
-      expect(creates.get(1)).toBe(2);
-    } finally {
-      service.close();
-    }
+    const { results } = await copyPosts(source, {
+      to: url,
+      toZone: "UTC",
+      concurrency: 2,
+      dryRun: false,
+    });
+    const outcomes = Object.fromEntries(results.map(({ id, outcome }) => [id, outcome]));
+    expect(outcomes).toEqual({ 1: "already there", 2: "created" });
+    expect(creates.get(1)).toBe(2);
   });
 
   // The probe (GET) is sent once; a create would be retried by the client were it not final.
@@ -128,23 +119,19 @@ describe("copyPosts", () => {
     async (_label, refused, requests) => {
       const detail = "Paused: the spending limit of 50 USD is reached; it resumes on 1 December";
       const seen: string[] = [];
-      const service = await serve((request, response) => {
+      const url = await serve((request, response) => {
         seen.push(`${request.method} ${request.url}`);
         if (request.method === "GET" && refused.startsWith("POST")) return json(response, 404, {});
         json(response, 503, { detail }, { "retry-after": "2678400" });
       });
-      try {
-        const options = { to: service.url, toZone: "UTC", concurrency: 1, dryRun: false };
-        const stopped: unknown = await copyPosts(source, options).catch((error) => error);
-        expect(stopped).toBeInstanceOf(StopError);
-        expect(stopped).toMatchObject({
-          message: `The target ${service.url} answered 503 to ${refused}: ${detail}`,
-          exitCode: 2,
-        });
-        expect(seen).toHaveLength(requests);
-      } finally {
-        service.close();
-      }
+      const options = { to: url, toZone: "UTC", concurrency: 1, dryRun: false };
+      const stopped: unknown = await copyPosts(source, options).catch((error) => error);
+      expect(stopped).toBeInstanceOf(StopError);
+      expect(stopped).toMatchObject({
+        message: `The target ${url} answered 503 to ${refused}: ${detail}`,
+        exitCode: 2,
+      });
+      expect(seen).toHaveLength(requests);
     },
   );
 });
