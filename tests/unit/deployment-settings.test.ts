@@ -154,12 +154,9 @@ describe("positive integer settings", () => {
 
 describe("readRateLimit (WAF_RATE_LIMIT)", () => {
   const reads = { " 2000 ": 2000, "10": 10, off: undefined };
-  it.each([[undefined, undefined], ...Object.entries(reads)])(
-    "reads %j as %s",
-    (WAF_RATE_LIMIT, expected) => {
-      expect(readRateLimit(WAF_RATE_LIMIT === undefined ? {} : { WAF_RATE_LIMIT })).toBe(expected);
-    },
-  );
+  it.each([[undefined, undefined], ...Object.entries(reads)])("reads %j as %s", (value, read) => {
+    expect(readRateLimit(value === undefined ? {} : { WAF_RATE_LIMIT: value })).toBe(read);
+  });
 
   it.each(["9", "0", "-5", "1e3", "lots", "OFF", "12.5"])("refuses %j in one line", (value) => {
     expect(() => readRateLimit({ WAF_RATE_LIMIT: value })).toThrow(

@@ -58,9 +58,8 @@ describe("the scope trigger's GROUP_SCOPES", () => {
       response: { claimsAndScopeOverrideDetails: {} },
     } as unknown as PreTokenGenerationV2TriggerEvent;
     const answered = await buildScopeGrant({ GROUP_SCOPES })(event);
-    expect(answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration).toEqual({
-      scopesToAdd: ["blog/read", "blog/write"],
-    });
+    const granted = answered.response.claimsAndScopeOverrideDetails.accessTokenGeneration;
+    expect(granted).toEqual({ scopesToAdd: ["blog/read", "blog/write"] });
   });
 
   // Unset too: the trigger never starts without its groups.

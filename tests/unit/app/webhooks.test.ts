@@ -63,12 +63,10 @@ describe("readWebhookConfig", () => {
 
   it("refuses a subscriber that is not public https, and a missing queue", () => {
     const local = JSON.stringify([{ url: "https://127.0.0.1/", secretParameter: "p" }]);
-    expect(() => readWebhookConfig({ WEBHOOK_SUBSCRIBERS: local, WEBHOOK_QUEUE_URL: "q" })).toThrow(
-      "WEBHOOK_SUBSCRIBERS: https://127.0.0.1/ names an address that is not public",
-    );
-    expect(() => readWebhookConfig({ WEBHOOK_SUBSCRIBERS: subscribers })).toThrow(
-      "WEBHOOK_QUEUE_URL is not set",
-    );
+    const read = (env: NodeJS.ProcessEnv) => () => readWebhookConfig(env);
+    const refusal = "WEBHOOK_SUBSCRIBERS: https://127.0.0.1/ names an address that is not public";
+    expect(read({ WEBHOOK_SUBSCRIBERS: local, WEBHOOK_QUEUE_URL: "q" })).toThrow(refusal);
+    expect(read({ WEBHOOK_SUBSCRIBERS: subscribers })).toThrow("WEBHOOK_QUEUE_URL is not set");
   });
 });
 
@@ -78,10 +76,8 @@ describe("webhookHandler", () => {
     expect(sent).toEqual([
       { url: "https://hooks.example.com/", secrets: ["whsec_new", "whsec_old"], id: "msg_post3v9" },
     ]);
-    expect(ssm.commandCalls(GetParameterCommand)[0]?.args[0].input).toEqual({
-      Name: "/blog/test/site",
-      WithDecryption: true,
-    });
+    const read = { Name: "/blog/test/site", WithDecryption: true };
+    expect(ssm.commandCalls(GetParameterCommand)[0]?.args[0].input).toEqual(read);
   });
 
   it("reads a secret again only after five minutes", async () => {
@@ -98,10 +94,7 @@ describe("webhookHandler", () => {
     answer.result = "failed";
     const failures = [{ itemIdentifier: "m1" }];
     expect(await invoke(webhookHandler(config, send))).toEqual({ batchItemFailures: failures });
-    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]?.args[0].input).toEqual({
-      QueueUrl: config.queueUrl,
-      ReceiptHandle: "r1",
-      VisibilityTimeout: 5,
-    });
+    const hidden = { QueueUrl: config.queueUrl, ReceiptHandle: "r1", VisibilityTimeout: 5 };
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]?.args[0].input).toEqual(hidden);
   });
 });

@@ -50,10 +50,8 @@ describe("what is sent again", () => {
 
   it("not a 409 without Retry-After: a taken id stays taken", async () => {
     const { blog, sent } = scripted([409], [201]);
-    await expect(blog.createPost({ id: 1, title: "t", content: "c" })).rejects.toMatchObject({
-      status: 409,
-      detail: "answer 1",
-    });
+    const taken = blog.createPost({ id: 1, title: "t", content: "c" });
+    await expect(taken).rejects.toMatchObject({ status: 409, detail: "answer 1" });
     expect(sent).toHaveLength(1);
   });
 

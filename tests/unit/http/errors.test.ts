@@ -18,6 +18,8 @@ const failWith = (error: unknown) =>
   httpHandler(async () => Promise.reject(error), recordingLogger().logger);
 
 const SLOW = "ProvisionedThroughputExceededException: slow down";
+const IN_PROGRESS = "A request with this Idempotency-Key is still in progress; retry shortly";
+const REUSED = "Idempotency-Key was already used with a different request body";
 
 describe("error mapping", () => {
   it.each([
@@ -25,16 +27,8 @@ describe("error mapping", () => {
     [new PostNotFoundError(9), 404, "Blog post #9 not found"],
     [new PostExistsError(9), 409, "Blog post #9 already exists"],
     [new IdempotencyError("disabled"), 400, "Idempotency-Key is not enabled on this deployment"],
-    [
-      new IdempotencyError("in-progress"),
-      409,
-      "A request with this Idempotency-Key is still in progress; retry shortly",
-    ],
-    [
-      new IdempotencyError("reused"),
-      422,
-      "Idempotency-Key was already used with a different request body",
-    ],
+    [new IdempotencyError("in-progress"), 409, IN_PROGRESS],
+    [new IdempotencyError("reused"), 422, REUSED],
     [new TooLargeError("big"), 413, "big"],
     [new StorageError(SLOW), 500, `DB ERROR: ${SLOW}`],
     // A subclass answers as the class it extends.

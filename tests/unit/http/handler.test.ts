@@ -23,9 +23,8 @@ describe("answering in time", () => {
     const response = await stuck(GET, { getRemainingTimeInMillis: () => 1_060 });
     expect(Date.now() - started).toBeLessThan(1_060);
     expect(response.statusCode).toBe(500);
-    expect(JSON.parse(response.body).detail).toMatch(
-      /TimeoutError: storage did not answer within 60 ms$/,
-    );
+    const detail = /TimeoutError: storage did not answer within 60 ms$/;
+    expect(JSON.parse(response.body).detail).toMatch(detail);
     expect(lines[0]).toMatchObject({ level: "error", fields: { status: 500 } });
   });
 

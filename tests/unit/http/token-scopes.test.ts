@@ -20,13 +20,11 @@ const signIn = (groups: string[] | undefined) =>
   }) as unknown as PreTokenGenerationV2TriggerEvent;
 
 describe("scopesOfGroups", () => {
+  const BOTH = ["blog/read", "blog/write"];
   it.each([
-    [["writers"], ["blog/read", "blog/write"]],
+    [["writers"], BOTH],
     [["readers"], ["blog/read"]],
-    [
-      ["readers", "writers"],
-      ["blog/read", "blog/write"],
-    ],
+    [["readers", "writers"], BOTH],
     [["editors"], []],
     [["toString", "__proto__"], []],
     [[], []],
