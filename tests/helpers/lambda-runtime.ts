@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
@@ -27,7 +27,7 @@ const [DEFAULT_TIMEOUT_MS, DEFAULT_MEMORY_MB] = [10_000, "1024"];
 export type Prelude = { statusCode?: number; headers?: Record<string, string>; cookies?: string[] };
 type Failure = { errorType: string; errorMessage: string };
 
-/** `raw`: every byte POSTed; ms from handing out the event to the first byte (if any) and end. */
+/** `raw`: every byte POSTed; ms from handing out the event to the first byte and to the end. */
 type Measured = { requestId: string; raw: Buffer; firstByteMs?: number; totalMs: number };
 
 /** One invocation as the Runtime API saw it. */
@@ -54,8 +54,6 @@ export interface LambdaRuntimeOptions {
   handler?: string;
   /** The function's settings, over what Lambda sets (AWS_LAMBDA_LOG_FORMAT, NODE_OPTIONS, ...). */
   env?: Record<string, string>;
-  /** Node flags before the runtime's entry point, e.g. `--max-semi-space-size=1`. */
-  execArgv?: string[];
 }
 
 /** A running runtime and its Runtime API stub. */
@@ -68,10 +66,8 @@ export interface LambdaRuntime {
   readonly pid: number | undefined;
   /** ms from spawn to the runtime's first `next`: its init, the handler's import included. */
   initMs(): number | undefined;
-  /** VmRSS and VmHWM (peak since start or the last reset) from /proc/<pid>/status. */
+  /** VmRSS and VmHWM (its peak) from /proc/<pid>/status. */
   memory(): { rssBytes: number; peakRssBytes: number };
-  /** Resets VmHWM to the current RSS (/proc/<pid>/clear_refs). */
-  resetPeakMemory(): void;
   /** Kills every runtime process it started and closes the stub. */
   stop(): Promise<void>;
 }
@@ -112,7 +108,6 @@ export async function startLambdaRuntime({
   bundleDir,
   handler = "index.handler",
   env = {},
-  execArgv = [],
 }: LambdaRuntimeOptions): Promise<LambdaRuntime> {
   const node = installRuntimeNode();
   const queue: Pending[] = [];
@@ -124,8 +119,7 @@ export async function startLambdaRuntime({
   let spawnedAt = 0;
   let initMs: number | undefined;
   let initError: string | undefined;
-  // A runtime that died before any invoke waited: the next invoke gets its error, the one after
-  // retries the init, as Lambda does.
+  // A runtime that died with no invoke waiting: the next invoke gets its error; the one after retries.
   let unseenFailure: Error | undefined;
   let stopped = false;
 
@@ -222,7 +216,7 @@ export async function startLambdaRuntime({
   const spawnRuntime = () => {
     spawnedAt = performance.now();
     initMs = initError = unseenFailure = undefined;
-    const proc = spawn(node, [...execArgv, runtimeClientPath], {
+    const proc = spawn(node, [runtimeClientPath], {
       cwd: runtimeEnv.LAMBDA_TASK_ROOT,
       env: runtimeEnv,
       stdio: ["ignore", "pipe", "pipe"],
@@ -252,10 +246,6 @@ export async function startLambdaRuntime({
   process.once("exit", killOnExit);
   spawnRuntime();
 
-  const procFile = (name: string) => {
-    if (!child?.pid) throw new Error("the runtime is not running");
-    return `/proc/${child.pid}/${name}`;
-  };
   return {
     invoke: (event, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) =>
       new Promise((resolve, reject) => {
@@ -269,17 +259,17 @@ export async function startLambdaRuntime({
         handOut();
       }),
     logs: () => [...lines],
-    get pid() {
-      return child?.pid;
-    },
     initMs: () => initMs,
     memory: () => {
-      const status = readFileSync(procFile("status"), "utf8");
+      if (!child?.pid) throw new Error("the runtime is not running");
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
       const kib = (field: string) =>
         Number(new RegExp(`^${field}:\\s*(\\d+) kB`, "m").exec(status)?.[1]) * 1024;
       return { rssBytes: kib("VmRSS"), peakRssBytes: kib("VmHWM") };
     },
-    resetPeakMemory: () => writeFileSync(procFile("clear_refs"), "5"),
+    get pid() {
+      return child?.pid;
+    },
     stop: async () => {
       stopped = true;
       child = undefined;

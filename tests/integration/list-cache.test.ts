@@ -146,32 +146,29 @@ describe("a list", () => {
     expect(reader.calls).toEqual(["BatchGetItemCommand"]);
   });
 
-  it("fails clearly when the marker's shards stay unprocessed", async () => {
-    const reader = instance();
-    const mock = mockClient(reader.client);
-    stops.push(() => mock.restore());
-    mock.on(BatchGetCommand).resolves({
-      Responses: {},
-      UnprocessedKeys: { [table.tableName]: { Keys: [{ id: markerId(0) }] } },
-    });
-    const refused = await invoke(reader.api.list, { method: "GET" });
-    expect(refused.status).toBe(500);
-    expect((refused.body as { detail: string }).detail).toContain("change marker unread");
-  });
-
-  it("fails on a later Scan page: 500, never a partial list", async () => {
-    const reader = instance();
-    const mock = mockClient(reader.client);
-    stops.push(() => mock.restore());
-    const real = table.documentClient;
-    mock.on(BatchGetCommand).callsFake((input) => real.send(new BatchGetCommand(input)));
-    const post = { id: 1, title: "t", content: "c", created_at: null, updated_at: null };
+  it("fails with a 500, never a partial list, when the marker stays unread or a later Scan page fails", async () => {
     const failure = { name: "InternalServerError", $fault: "server" };
-    mock
-      .on(ScanCommand)
-      .resolvesOnce({ Items: [post], LastEvaluatedKey: { id: 1 } })
-      .rejects(Object.assign(new Error("Internal server error"), failure));
-    expect(await invoke(reader.api.list, { method: "GET" })).toMatchObject({ status: 500 });
+    const post = { id: 1, title: "t", content: "c", created_at: null, updated_at: null };
+    for (const unread of [true, false]) {
+      const reader = instance();
+      const mock = mockClient(reader.client);
+      stops.push(() => mock.restore());
+      const real = table.documentClient;
+      if (unread) {
+        const keys = { [table.tableName]: { Keys: [{ id: markerId(0) }] } };
+        mock.on(BatchGetCommand).resolves({ Responses: {}, UnprocessedKeys: keys });
+      } else {
+        mock.on(BatchGetCommand).callsFake((input) => real.send(new BatchGetCommand(input)));
+      }
+      mock
+        .on(ScanCommand)
+        .resolvesOnce({ Items: [post], LastEvaluatedKey: { id: 1 } })
+        .rejects(Object.assign(new Error("Internal server error"), failure));
+      const refused = await invoke(reader.api.list, { method: "GET" });
+      expect(refused.status).toBe(500);
+      const detail = (refused.body as { detail: string }).detail;
+      if (unread) expect(detail).toContain("change marker unread");
+    }
   });
 
   it("after k writes reads the marker and the changed posts: marker + Σ⌈s/4⌉ read units, no Scan", async () => {

@@ -78,9 +78,8 @@ const conflicted = {
 
 describe("throttling", () => {
   /** A request naming the post with the id given. */
-  const toPost = (method: "PUT" | "DELETE" | "GET", body?: unknown) => (postId: number) => ({
-    ...{ method, postId, body },
-  });
+  const toPost = (method: "PUT" | "DELETE" | "GET", body?: unknown) => (postId: number) =>
+    ({ method, postId, body }) as const;
   it.each([
     ["create", "PutItem", () => ({ method: "POST" as const, body: { title: "t", content: "c" } })],
     ["update", "UpdateItem", toPost("PUT", { title: "x" })],

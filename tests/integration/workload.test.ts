@@ -92,14 +92,12 @@ function badAnswer(record: OperationRecord): string | undefined {
 }
 
 it("keeps ids unique, creates durable and deletes final under concurrent workers", async () => {
-  const started = Date.now();
   const processes = await Promise.all(Array.from({ length: WORKERS }, () => pool.start()));
   const barrier = await mkdtemp(join(tmpdir(), "workload-barrier-"));
   const reports = await Promise.all(
     processes.map((child, worker) => pool.run(child, { ...PLAN, worker, barrier })),
   );
   await rm(barrier, { recursive: true, force: true });
-  const elapsed = Date.now() - started;
   const records = reports.flatMap((report) => report.records);
   const items = await table.items();
   const finalPosts = new Map(
@@ -266,12 +264,6 @@ it("keeps ids unique, creates durable and deletes final under concurrent workers
     ["ListScanned", "ListPatched", "ListFromMemory"] as const
   ).map((path) => reports.reduce((sum, report) => sum + report.paths[path], 0));
   const truncated = reports.some((report) => report.truncated);
-  const tally = Object.entries(Object.groupBy(records, (r) => `${r.op} ${r.status}`)).sort();
-  console.log(
-    `workload: ${records.length} ops in ${(elapsed / 1000).toFixed(1)} s; ` +
-      tally.map(([key, ops]) => `${key}×${ops!.length}`).join(", ") +
-      `; lists ${scanned} scanned, ${patched} patched, ${fromMemory} from memory`,
-  );
   expect(scanned! + patched! + fromMemory!).toBe(
     records.filter((r) => r.op === "list").length + WORKERS,
   );
