@@ -321,55 +321,20 @@ describe("npm run import, bad input", () => {
     expect(lines.filter((line) => line.startsWith("import: "))).toHaveLength(1);
     return lines.at(-1);
   };
-  /** A file of the test's own holding `text`. */
-  const written = async (name: string, text: string) => {
-    const file = join(workDir, name);
-    await writeFile(file, text);
-    return file;
-  };
 
-  it.each([
-    [
-      "a missing file",
-      async () => ["--from", join(workDir, "nowhere.json")],
-      /^import: Cannot read .*nowhere\.json: no such file$/,
-    ],
-    [
-      "invalid JSON",
-      async () => ["--from", await written("broken.json", "[{")],
-      /broken\.json is not valid JSON/,
-    ],
-    [
-      "an unknown time zone",
-      async () => ["--from", `${sourceBase}/full`, "--from-time-zone", "Europe/Pariss"],
-      /^import: Unknown time zone "Europe\/Pariss": use an IANA name such as Europe\/Paris or UTC$/,
-    ],
-    [
-      "an unreachable target, after its retries",
-      async () => [
-        "--from",
-        serveSource("unreachable", manyPosts(7200, 1)),
-        "--to",
-        `http://127.0.0.1:${await freePort()}`,
-      ],
+  // The source's other refusals, in-process: migration-source.test.ts.
+  it("an unreachable target, after its retries", async () => {
+    const from = serveSource("unreachable", manyPosts(7200, 1));
+    const to = `http://127.0.0.1:${await freePort()}`;
+    expect(oneLine(await importInto(to, from))).toMatch(
       /^import: The target http:\/\/127\.0\.0\.1:\d+ cannot be reached: ECONNREFUSED$/,
-    ],
-  ])(
-    "%s",
-    async (_, args, message) => {
-      expect(oneLine(await runTool("import", await args()))).toMatch(message);
-    },
-    40_000,
-  );
+    );
+  }, 40_000);
 
   it("a post lacking fields, before anything is written", async () => {
-    const file = await written(
-      "lacking.json",
-      JSON.stringify([
-        { id: 7001, title: "t", content: "c", created_at: null, updated_at: null },
-        { id: 7002, title: "t" },
-      ]),
-    );
+    const file = join(workDir, "lacking.json");
+    const lacking = { id: 7001, title: "t", content: "c", created_at: null, updated_at: null };
+    await writeFile(file, JSON.stringify([lacking, { id: 7002, title: "t" }]));
     const run = await runTool("import", ["--from", file, "--to", offline.baseUrl]);
     expect(oneLine(run)).toBe(
       `import: Post 2 of ${file} (id 7002) lacks content, created_at, updated_at`,

@@ -94,15 +94,11 @@ describe("javaMajor", () => {
 });
 
 describe("without Java 17", () => {
-  it("npm start says Java is missing and how to install it", async () => {
-    await startRefuses({ PATH: withoutJava }, [/Java not found/, ...JAVA_HOW_TO]);
-  });
-
-  it("npm start says a Java 11 is too old", async () => {
-    await startRefuses({ PATH: withOldJava }, [
-      /Java too old: found Java 11, need 17/,
-      ...JAVA_HOW_TO,
-    ]);
+  it.each([
+    ["Java is missing and how to install it", withoutJava, /Java not found/],
+    ["a Java 11 is too old", withOldJava, /Java too old: found Java 11, need 17/],
+  ])("npm start says %s", async (_, PATH, phrase) => {
+    await startRefuses({ PATH }, [phrase, ...JAVA_HOW_TO]);
   });
 
   it("npm test says Java is missing", async () => {

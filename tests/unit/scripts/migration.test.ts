@@ -1,11 +1,16 @@
 // Unit: `npm run import`/`export`: local times across DST changes, ISO offsets, the identity check
-// behind "already there", and a copy's outcomes and stop (against a server in this process).
+// behind "already there", a copy's outcomes and stop (against a server in this process), and the
+// refusals of a bad source file.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { text } from "node:stream/consumers";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { StopError } from "../../../scripts/lib/cli.mjs";
 import { copyPosts, differences } from "../../../scripts/lib/migration/copy.mjs";
+import { readSource } from "../../../scripts/lib/migration/source.mjs";
 import { ZonedClock, isoWithOffset } from "../../../scripts/lib/zoned-time.mjs";
 
 const paris = new ZonedClock("Europe/Paris");
@@ -134,4 +139,27 @@ describe("copyPosts", () => {
       expect(seen).toHaveLength(requests);
     },
   );
+});
+
+describe("readSource", () => {
+  const post = { id: 1, title: "t", content: "c", created_at: null, updated_at: null };
+  it.each([
+    ["a missing file", null, "UTC", /^Cannot read .*nowhere\.json: no such file$/],
+    ["invalid JSON", "[{", "UTC", /^\S+nowhere\.json is not valid JSON \(/],
+    ["an id twice", JSON.stringify([post, post]), "UTC", /nowhere\.json has post #1 twice$/],
+    [
+      "an unknown time zone",
+      JSON.stringify([post]),
+      "Europe/Pariss",
+      /^Unknown time zone "Europe\/Pariss": use an IANA name such as Europe\/Paris or UTC$/,
+    ],
+  ])("refuses %s with one line, exit code 2", async (_, text, zone, message) => {
+    const dir = await mkdtemp(join(tmpdir(), "blog-source-"));
+    onTestFinished(() => rm(dir, { recursive: true }));
+    const from = join(dir, "nowhere.json");
+    if (text !== null) await writeFile(from, text);
+    const error = await readSource(from, { zone }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StopError);
+    expect(error).toMatchObject({ exitCode: 2, message: expect.stringMatching(message) });
+  });
 });
