@@ -1,31 +1,24 @@
-// Fuzz inputs: fast-check arbitraries for hostile API Gateway requests to the five post handlers,
-// built from the fixed corpora (corpora.ts) and generated values.
+// Fuzz inputs: arbitraries for hostile API Gateway requests to the five post handlers.
 import fc from "fast-check";
 import {
   HEADER_SETS,
   HUGE_BODIES,
   INVALID_IDEMPOTENCY_KEYS,
   INVALID_UTF8_BASE64,
+  KNOWN_IDS,
   NONCANONICAL_POST_IDS,
   QUERY_STRINGS,
 } from "./corpora.js";
 import { hostileString, nearValidPayload, payload } from "./fields.js";
 
-/** The five handlers, by the action they serve. */
 export type Kind = "list" | "get" | "create" | "update" | "delete";
 
-/** One generated request: what API Gateway could hand a handler. */
 export interface HostileRequest {
-  /** The raw `post_pk` path parameter; undefined sends no path parameters at all. */
   postId: string | undefined;
-  /** The raw body as the event carries it (already base64 when `isBase64Encoded`). */
   body: string | undefined;
   isBase64Encoded: boolean;
-  /** Extra headers; they override the default `content-type: application/json`. */
   headers: Record<string, string>;
-  /** Removes the `content-type` header altogether. */
   dropContentType: boolean;
-  /** Raw query string; the service must ignore it. */
   query: string;
 }
 
@@ -76,28 +69,20 @@ const deepNestingText: fc.Arbitrary<string> = fc
     return field ? `{"title":"t","content":"c","${field}":${deep}}` : deep;
   });
 
-/**
- * A request body's text: mostly payload objects (half of them valid or one change away from
- * valid, so they reach storage), also other JSON, non-JSON, deep and huge text.
- */
-const bodyText = (
-  kind: "create" | "update",
-  knownIds: readonly number[],
-): fc.Arbitrary<string | undefined> =>
+/** A body's text: mostly payloads (half near-valid, to reach storage), also other JSON, non-JSON,
+ * deep and huge text. */
+const bodyText = (kind: "create" | "update"): fc.Arbitrary<string | undefined> =>
   fc.oneof(
-    { weight: 25, arbitrary: nearValidPayload(kind, knownIds).map((p) => JSON.stringify(p)) },
+    { weight: 25, arbitrary: nearValidPayload(kind).map((p) => JSON.stringify(p)) },
     // A leading byte-order mark, as some Windows tools write it: one is ignored, a second is not.
     {
       weight: 2,
       arbitrary: fc
-        .tuple(
-          fc.constantFrom("\ufeff", "\ufeff\ufeff", " \ufeff"),
-          nearValidPayload(kind, knownIds),
-        )
+        .tuple(fc.constantFrom("\ufeff", "\ufeff\ufeff", " \ufeff"), nearValidPayload(kind))
         .map(([mark, p]) => mark + JSON.stringify(p)),
     },
-    { weight: 20, arbitrary: payload(knownIds).map((p) => JSON.stringify(p)) },
-    { weight: 1, arbitrary: payload(knownIds).map((p) => JSON.stringify(p, null, "\t")) },
+    { weight: 20, arbitrary: payload().map((p) => JSON.stringify(p)) },
+    { weight: 1, arbitrary: payload().map((p) => JSON.stringify(p, null, "\t")) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
     { weight: 3, arbitrary: nonJsonText },
     { weight: 1, arbitrary: numberLiteralText },
@@ -106,14 +91,9 @@ const bodyText = (
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
 
-type Encoded = Pick<HostileRequest, "body" | "isBase64Encoded">;
-
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
-/**
- * Base64 as encoders write it: standard, line-wrapped (MIME), and as lenient encoders do: no
- * padding, the URL-safe alphabet, spaces, stray characters.
- */
+/** Base64 as encoders write it: standard, MIME-wrapped, unpadded, URL-safe, spaced, stray chars. */
 const BASE64_FORMS = [
   (encoded: string) => encoded,
   (encoded: string) => encoded.replace(/.{1,76}/g, "$&\n"),
@@ -124,7 +104,7 @@ const BASE64_FORMS = [
 ];
 
 /** A body text as API Gateway may deliver it: plain, base64 (valid or not), or base64 of raw bytes. */
-const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encoded> =>
+const encodedBody = (text: fc.Arbitrary<string | undefined>) =>
   fc.oneof(
     { weight: 10, arbitrary: text.map((body) => ({ body, isBase64Encoded: false })) },
     {
@@ -147,50 +127,43 @@ const encodedBody = (text: fc.Arbitrary<string | undefined>): fc.Arbitrary<Encod
     },
   );
 
-/** Path ids of every shape: ids that exist, ids that do not, and non-canonical text. */
-export const postId = (knownIds: readonly number[]): fc.Arbitrary<string | undefined> =>
-  fc.oneof(
-    { weight: 8, arbitrary: fc.constantFrom(...knownIds.map(String)) },
-    { weight: 2, arbitrary: fc.integer({ min: 1, max: 1_000_000 }).map(String) },
-    { weight: 1, arbitrary: fc.constant("9007199254740991") },
-    { weight: 4, arbitrary: fc.constantFrom(...NONCANONICAL_POST_IDS) },
-    { weight: 1, arbitrary: hostileString(12) },
-    { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String) },
-    {
-      weight: 1,
-      arbitrary: fc
-        .tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 999 }))
-        .map(([zeros, n]) => `${"0".repeat(zeros)}${n}`),
-    },
-    { weight: 1, arbitrary: fc.constant(undefined) },
-  );
-
-/** Keys shared by many generated requests, so a key is often sent again, mostly with another body. */
-const REUSED_KEYS = ["reused-1", "reused-2", "reused-3", "reused-4"];
+/** Path ids: ids that exist, ids that do not, and non-canonical text. */
+export const postId: fc.Arbitrary<string | undefined> = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...KNOWN_IDS.map(String)) },
+  { weight: 2, arbitrary: fc.integer({ min: 1, max: 1_000_000 }).map(String) },
+  { weight: 1, arbitrary: fc.constant("9007199254740991") },
+  { weight: 4, arbitrary: fc.constantFrom(...NONCANONICAL_POST_IDS) },
+  { weight: 1, arbitrary: hostileString(12) },
+  { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 999 }))
+      .map(([zeros, n]) => `${"0".repeat(zeros)}${n}`),
+  },
+  { weight: 1, arbitrary: fc.constant(undefined) },
+);
 
 const visibleAscii = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
 
-/** Idempotency-Key values: reused ones, fresh ones, the length bounds, and ones that are not keys. */
+/** Idempotency-Keys: reused (often with another body), fresh, length bounds, invalid. */
 export const idempotencyKey: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...REUSED_KEYS) },
+  { weight: 3, arbitrary: fc.constantFrom("reused-1", "reused-2", "reused-3", "reused-4") },
   { weight: 3, arbitrary: fc.string({ unit: visibleAscii, minLength: 1, maxLength: 64 }) },
   { weight: 1, arbitrary: fc.constantFrom("!", "~".repeat(255)) },
   { weight: 2, arbitrary: fc.constantFrom(...INVALID_IDEMPOTENCY_KEYS) },
   { weight: 1, arbitrary: hostileString(10) },
 );
 
-/** The header's name, spelt as clients do; headers are matched whatever their case. */
 export const idempotencyHeader = fc.constantFrom(
   "Idempotency-Key",
   "idempotency-key",
   "IDEMPOTENCY-KEY",
 );
 
-/** A request's headers with content-type removal and a query string. */
 const frameWith = (headers: fc.Arbitrary<Record<string, string>>) =>
   fc.record({ headers, dropContentType: fc.boolean(), query: fc.constantFrom(...QUERY_STRINGS) });
 
-/** A frame whose headers sometimes carry an Idempotency-Key. */
 export const requestFrame = frameWith(
   fc
     .tuple(
@@ -203,28 +176,22 @@ export const requestFrame = frameWith(
     .map(([headers, key]) => (key ? { ...headers, [key[0]]: key[1] } : headers)),
 );
 
-/** A frame whose headers carry no Idempotency-Key. */
 export const plainFrame = frameWith(fc.constantFrom(...HEADER_SETS));
 
-/** Bodies for routes that read none: absent, short text, payloads. */
-const ignoredBody = (knownIds: readonly number[]) =>
-  fc.oneof(
-    { weight: 3, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: hostileString(20) },
-    { weight: 1, arbitrary: payload(knownIds).map((p) => JSON.stringify(p)) },
-  );
+const ignoredBody = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: hostileString(20) },
+  { weight: 1, arbitrary: payload().map((p) => JSON.stringify(p)) },
+);
 
 /** A hostile request for one handler: the parts that handler reads are the hostile ones. */
-export const hostileRequest = (
-  kind: Kind,
-  knownIds: readonly number[],
-): fc.Arbitrary<HostileRequest> => {
+export const hostileRequest = (kind: Kind): fc.Arbitrary<HostileRequest> => {
   const bodyKind = kind === "create" || kind === "update" ? kind : undefined;
   const readsId = kind === "get" || kind === "update" || kind === "delete";
   return fc
     .tuple(
-      readsId ? postId(knownIds) : fc.constant(undefined),
-      encodedBody(bodyKind ? bodyText(bodyKind, knownIds) : ignoredBody(knownIds)),
+      readsId ? postId : fc.constant(undefined),
+      encodedBody(bodyKind ? bodyText(bodyKind) : ignoredBody),
       requestFrame,
     )
     .map(([id, encoded, frame]) => ({ postId: id, ...encoded, ...frame }));
@@ -232,13 +199,12 @@ export const hostileRequest = (
 
 /** A create's body sent again: the same fields reordered, re-spaced or base64-encoded. */
 export function resend(body: Record<string, unknown>, form: "reordered" | "spaced" | "base64") {
-  if (form === "base64") {
-    return { body: Buffer.from(JSON.stringify(body)).toString("base64"), isBase64Encoded: true };
-  }
-  const entries = Object.entries(body);
-  const text =
-    form === "reordered"
-      ? JSON.stringify(Object.fromEntries(entries.reverse()))
-      : JSON.stringify(body, null, 2);
-  return { body: text, isBase64Encoded: false };
+  const text = JSON.stringify(
+    form === "reordered" ? Object.fromEntries(Object.entries(body).reverse()) : body,
+    null,
+    form === "spaced" ? 2 : undefined,
+  );
+  return form === "base64"
+    ? { body: base64(text), isBase64Encoded: true }
+    : { body: text, isBase64Encoded: false };
 }

@@ -1,11 +1,11 @@
-// Fuzz inputs, field values: fast-check arbitraries for the values a payload's fields may hold,
-// hostile or valid, and the payload objects built from them.
+// Fuzz inputs: hostile or valid values for a payload's fields, and payloads built from them.
 import fc from "fast-check";
 import { dayFirstUtc } from "../helpers/post-shape.js";
 import {
   CONTENT_BOUNDARY,
   EDGE_CHARACTERS,
   INVALID_TIMESTAMPS,
+  KNOWN_IDS,
   TITLE_BOUNDARY,
   VALID_TIMESTAMPS,
 } from "./corpora.js";
@@ -13,7 +13,7 @@ import {
 const oneUnit = (unit: "binary" | "grapheme" | "grapheme-ascii") =>
   fc.string({ unit, minLength: 1, maxLength: 1 });
 
-/** One hostile character (sometimes a short sequence) from any part of Unicode, surrogates included. */
+/** One hostile character (or short sequence) from anywhere in Unicode, surrogates included. */
 export const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...EDGE_CHARACTERS) },
   { weight: 3, arbitrary: oneUnit("binary") },
@@ -21,29 +21,22 @@ export const hostileCharacter: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: oneUnit("grapheme-ascii") },
 );
 
-/** A string of hostile characters; may hold lone surrogates. */
 export const hostileString = (maxLength = 30): fc.Arbitrary<string> =>
   fc.string({ unit: hostileCharacter, maxLength });
 
-/** A hostile string with every lone surrogate replaced, so it is valid Unicode text. */
 const wellFormedString = (maxLength = 30): fc.Arbitrary<string> =>
   hostileString(maxLength).map((text) => text.toWellFormed());
 
 /** The number of Unicode code points in a string (what the title limit counts). */
-export const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
+export const codePoints = (text: string): number => [...text].length;
 
-/** A JSON value `depth` levels deep, alternating arrays and objects. */
-export function nested(depth: number): unknown {
+function nested(depth: number): unknown {
   let value: unknown = "bottom";
   for (let level = 0; level < depth; level++) value = level % 2 ? [value] : { a: value };
   return value;
 }
 
-/** A value of the wrong type for any post field: null, booleans, numbers, arrays, objects, deep nesting. */
+/** A value of the wrong type for any post field, deep nesting included. */
 export const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null),
   fc.boolean(),
@@ -55,7 +48,6 @@ export const wrongTypeValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer({ min: 1, max: 2_000 }).map(nested),
 );
 
-/** Title values: mostly strings (some over the limit), sometimes the wrong type. */
 export const titleValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: wellFormedString(40) },
   { weight: 2, arbitrary: hostileString(40) },
@@ -69,7 +61,6 @@ export const titleValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: wrongTypeValue },
 );
 
-/** Content values: mostly short strings, rarely the size bound, sometimes the wrong type. */
 export const contentValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 12, arbitrary: wellFormedString(200) },
   { weight: 4, arbitrary: hostileString(200) },
@@ -77,17 +68,15 @@ export const contentValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: wrongTypeValue },
 );
 
-/** Ids a client may send on create: in range, out of range, fractional, strings, wrong types. */
-export const idValue = (knownIds: readonly number[]): fc.Arbitrary<unknown> =>
-  fc.oneof(
-    { weight: 3, arbitrary: fc.integer({ min: 1_000, max: 1_000_000_000 }) },
-    { weight: 2, arbitrary: fc.constantFrom(...knownIds) },
-    {
-      weight: 2,
-      arbitrary: fc.constantFrom(0, -0, -1, 1.5, 2 ** 53, 2 ** 53 + 2, 1e21, "5", "1", "", true),
-    },
-    { weight: 1, arbitrary: wrongTypeValue },
-  );
+export const idValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 1_000, max: 1_000_000_000 }) },
+  { weight: 2, arbitrary: fc.constantFrom(...KNOWN_IDS) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(0, -0, -1, 1.5, 2 ** 53, 2 ** 53 + 2, 1e21, "5", "1", "", true),
+  },
+  { weight: 1, arbitrary: wrongTypeValue },
+);
 
 const storableDate = fc.date({
   min: new Date("1000-01-01T00:00:00Z"),
@@ -95,7 +84,6 @@ const storableDate = fc.date({
   noInvalidDate: true,
 });
 
-/** Timestamp values: known-good, known-bad, generated ones in the service's two shapes, hostile. */
 export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(null, ...Object.keys(VALID_TIMESTAMPS)),
   fc.constantFrom(...INVALID_TIMESTAMPS),
@@ -105,7 +93,6 @@ export const timestampValue: fc.Arbitrary<unknown> = fc.oneof(
   wrongTypeValue,
 );
 
-/** Keys that are not post fields, some of them lookalikes or prototype names. */
 export const unknownKey: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     ...["__proto__", "constructor", "toString", "hasOwnProperty"],
@@ -115,22 +102,18 @@ export const unknownKey: fc.Arbitrary<string> = fc.oneof(
   hostileString(8),
 );
 
-/** One payload entry, present with the given probability (percent). */
 const entry = (key: string, value: fc.Arbitrary<unknown>, percent: number) =>
   fc.oneof(
     { weight: percent, arbitrary: value.map((v): [string, unknown][] => [[key, v]]) },
     { weight: 100 - percent, arbitrary: fc.constant<[string, unknown][]>([]) },
   );
 
-/**
- * A payload object: the five post fields each maybe present with a generated value, plus now and
- * then unknown keys. Built with Object.fromEntries so `__proto__` becomes an own key, as JSON.parse
- * would make it.
- */
-export const payload = (knownIds: readonly number[]): fc.Arbitrary<Record<string, unknown>> =>
+/** A payload: each post field maybe present, now and then unknown keys; built with
+ * Object.fromEntries so `__proto__` is an own key, as JSON.parse makes it. */
+export const payload = (): fc.Arbitrary<Record<string, unknown>> =>
   fc
     .tuple(
-      entry("id", idValue(knownIds), 20),
+      entry("id", idValue, 20),
       entry("title", titleValue, 85),
       entry("content", contentValue, 85),
       entry("created_at", timestampValue, 15),
@@ -152,13 +135,10 @@ export const payload = (knownIds: readonly number[]): fc.Arbitrary<Record<string
       return Object.fromEntries(extraFirst ? [...extra, ...known] : [...known, ...extra]);
     });
 
-/** A title create and update accept: well-formed text of at most 100 code points. */
 const validTitle = wellFormedString(40).map((title) => [...title].slice(0, 100).join(""));
 
-/** A payload create must accept: well-formed strings within the limits, valid timestamps, maybe an id. */
-export const validCreatePayload = (
-  knownIds: readonly number[],
-): fc.Arbitrary<Record<string, unknown>> =>
+/** Payloads create must accept, and update must accept (read-only keys dropped). */
+export const validCreatePayload = () =>
   fc.record(
     {
       title: validTitle,
@@ -171,14 +151,13 @@ export const validCreatePayload = (
           ),
         },
       ),
-      id: fc.oneof(fc.integer({ min: 1_000, max: 2 ** 40 }), fc.constantFrom(...knownIds)),
+      id: fc.oneof(fc.integer({ min: 1_000, max: 2 ** 40 }), fc.constantFrom(...KNOWN_IDS)),
       created_at: fc.constantFrom(null, ...Object.keys(VALID_TIMESTAMPS)),
       updated_at: fc.constantFrom(null, ...Object.keys(VALID_TIMESTAMPS)),
     },
     { requiredKeys: ["title", "content"] },
   );
 
-/** A payload update must accept: any of title and content, and read-only keys it drops. */
 export const validUpdatePayload: fc.Arbitrary<Record<string, unknown>> = fc.record(
   {
     title: validTitle,
@@ -190,30 +169,21 @@ export const validUpdatePayload: fc.Arbitrary<Record<string, unknown>> = fc.reco
   { requiredKeys: [] },
 );
 
-/**
- * A valid payload for `kind`, half the time with one field changed to a hostile value, added,
- * or removed: most such requests get past validation and reach storage, the rest fail on
- * exactly one rule.
- */
-export const nearValidPayload = (
-  kind: "create" | "update",
-  knownIds: readonly number[],
-): fc.Arbitrary<Record<string, unknown>> => {
+/** A valid payload for `kind`, half the time with one field changed, added or removed. */
+export const nearValidPayload = (kind: "create" | "update") => {
   const change = fc.oneof(
-    fc.tuple(fc.constant("id"), idValue(knownIds)),
+    fc.tuple(fc.constant("id"), idValue),
     fc.tuple(fc.constant("title"), titleValue),
     fc.tuple(fc.constant("content"), contentValue),
     fc.tuple(fc.constantFrom("created_at", "updated_at"), timestampValue),
     fc.tuple(unknownKey, fc.jsonValue({ maxDepth: 1 })),
-    // Removed: a missing field.
     fc.tuple(fc.constantFrom("title", "content"), fc.constant(undefined)),
   );
-  const valid = kind === "create" ? validCreatePayload(knownIds) : validUpdatePayload;
+  const valid = kind === "create" ? validCreatePayload() : validUpdatePayload;
   return fc.tuple(valid, fc.option(change, { freq: 2 })).map(([body, changed]) => {
     if (!changed) return body;
     const [key, value] = changed;
     const rest = Object.entries(body).filter(([name]) => name !== key);
-    // Built with Object.fromEntries so `__proto__` becomes an own key, as JSON.parse makes it.
     return Object.fromEntries(value === undefined ? rest : [...rest, [key, value]]);
   });
 };

@@ -1,9 +1,7 @@
-// Fuzz harness: sends one generated request to a handler and checks everything about it: a
-// well-formed JSON answer, the status the oracle (model.ts) expects, and storage changed exactly
-// as the answer says. It keeps the table at the seeded posts between cases.
+// Fuzz harness: sends one generated request to a handler and checks a well-formed JSON answer,
+// the status the oracle (model.ts) expects, and storage changed exactly as the answer says.
 import { isDeepStrictEqual } from "node:util";
 import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { APIGatewayProxyResult } from "aws-lambda";
 import { expect } from "vitest";
 import type { ApiHandler } from "../../lib/http/handler.js";
 import { type PostsTable, freshTable } from "../helpers/db.js";
@@ -11,6 +9,7 @@ import { apiEvent } from "../helpers/events.js";
 import { handlersOver } from "../helpers/handlers.js";
 import { POST_KEYS } from "../helpers/post-shape.js";
 import type { HostileRequest, Kind } from "./arbitraries.js";
+import { KNOWN_IDS } from "./corpora.js";
 import {
   type Item,
   type KeyOutcome,
@@ -30,10 +29,7 @@ const METHODS = {
   delete: "DELETE",
 } as const;
 const STATUSES = [200, 201, 204, 400, 404, 409, 413, 422];
-/** Server timestamps must fall within the call; this much clock slack is tolerated. */
 const CLOCK_SLACK_MS = 1_000;
-/** The ids of the seeded posts every case starts from. */
-export const KNOWN_IDS = [1, 2, 3, 5, MAX_ID];
 
 export interface Observation {
   status: number;
@@ -61,20 +57,15 @@ export function counterOf(items: Item[]): number {
 
 /** One table with the seeded posts, the five handlers over it, and what the run has seen. */
 export class FuzzHarness {
-  /** Requests sent, by handler and status. */
   readonly tally = new Map<string, number>();
   /** The first answer to each Idempotency-Key, which later requests with it must replay. */
   private readonly keys = new Map<string, KeyOutcome>();
-  /** The highest counter value seen so far; it may only grow. */
   private counterHigh = 0;
-  private freshKeys = 0;
 
   private constructor(
-    private readonly table: PostsTable,
+    readonly table: PostsTable,
     private readonly api: Record<Kind, ApiHandler>,
-    /** The seeded posts every case starts from. */
     private readonly baseline: Map<number, Item>,
-    /** The table as last read, counter included. */
     private snapshot: Item[],
   ) {}
 
@@ -103,38 +94,64 @@ export class FuzzHarness {
     return new FuzzHarness(table, handlersOver(repo), postsOf(snapshot), snapshot);
   }
 
-  async stop(): Promise<void> {
-    await this.table.drop();
-  }
-
-  /** An Idempotency-Key no request of this run has sent. */
-  freshKey(): string {
-    return `fresh-${++this.freshKeys}`;
-  }
-
-  /** The line the run prints: requests by handler and status. */
   summary(seed: number, runs: number): string {
     const counts = [...this.tally].sort(([a], [b]) => a.localeCompare(b));
     const total = counts.reduce((sum, [, n]) => sum + n, 0);
-    return (
-      `fuzz: ${total} requests (seed ${seed}, FUZZ_RUNS ${runs}): ` +
-      counts.map(([key, n]) => `${key}×${n}`).join(", ")
-    );
+    const tally = counts.map(([key, n]) => `${key}×${n}`).join(", ");
+    return `fuzz: ${total} requests (seed ${seed}, FUZZ_RUNS ${runs}): ${tally}`;
   }
 
   /** One request, checked end to end; the table is left as the call left it. */
   async checkOne(kind: Kind, request: HostileRequest): Promise<Observation> {
     const expected = expectedOutcome(kind, request, postsOf(this.snapshot), this.keys);
-    const obs = await this.exercise(kind, request);
+    const { postId, body, isBase64Encoded, headers } = request;
+    const event = apiEvent({ method: METHODS[kind], postId, body, isBase64Encoded, headers });
+    if (request.dropContentType) {
+      delete event.headers["content-type"];
+      delete event.multiValueHeaders["content-type"];
+    }
+    if (request.query) {
+      event.queryStringParameters = Object.fromEntries(new URLSearchParams(request.query));
+    }
+    const before = this.snapshot;
+    const startedAt = Date.now();
+    const result = await this.api[kind](event).catch(async (error: unknown) => {
+      this.snapshot = await this.table.items();
+      throw new Error(`the ${kind} handler threw instead of answering`, { cause: error });
+    });
+    const endedAt = Date.now();
+    this.snapshot = await this.table.items();
+    // A 204 carries its detail in the result, but no body reaches a client, so no content type.
+    expect(result.headers?.["content-type"]).toBe(
+      result.statusCode === 204 ? undefined : "application/json",
+    );
+    expect(result.body, "every response has a body").toBeTypeOf("string");
+    expect(
+      () => JSON.parse(result.body),
+      `a JSON body: ${result.body.slice(0, 200)}`,
+    ).not.toThrow();
+    const [status, after] = [result.statusCode, this.snapshot];
+    const obs = {
+      status,
+      body: JSON.parse(result.body) as unknown,
+      before,
+      after,
+      startedAt,
+      endedAt,
+    };
     const key = `${kind} ${obs.status}`;
     this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
-    expectWellFormed(obs);
+    expect(STATUSES, `status ${obs.status} with ${JSON.stringify(obs.body)}`).toContain(obs.status);
+    // A refusal or a delete carries one `detail`; its text is the unit tests' to check.
+    if (obs.status >= 400 || obs.status === 204) {
+      expect(obs.body).toEqual({ detail: expect.any(String) });
+    }
     expect(expected.statuses, `status for ${JSON.stringify(obs.body)}`).toContain(obs.status);
     if (expected.replay) {
       expect(obs.body, "a retry with the same key and body gets the first answer").toEqual(
         expected.replay.body,
       );
-      // Nothing but the change marker, which a replay advances as every acknowledged create does.
+      // A replay advances only the change marker, as every acknowledged create does.
       const unmarked = (items: Item[]) => items.filter((item) => Number(item.id) >= 0);
       expect(unmarked(obs.after), "a replayed answer writes nothing").toEqual(unmarked(obs.before));
     } else {
@@ -147,7 +164,6 @@ export class FuzzHarness {
     return obs;
   }
 
-  /** One request, checked, then the table put back to the seeded posts. */
   async check(kind: Kind, request: HostileRequest): Promise<void> {
     try {
       await this.checkOne(kind, request);
@@ -159,157 +175,38 @@ export class FuzzHarness {
   /** Puts the seeded posts back as they were (the counter keeps its value). */
   async restoreBaseline(): Promise<void> {
     const current = postsOf(this.snapshot);
-    const writes: Promise<unknown>[] = [];
     const { documentClient: db, tableName } = this.table;
-    for (const id of current.keys()) {
-      if (!this.baseline.has(id)) {
-        writes.push(db.send(new DeleteCommand({ TableName: tableName, Key: { id } })));
-      }
-    }
-    for (const [id, item] of this.baseline) {
-      if (!isDeepStrictEqual(current.get(id), item)) {
-        writes.push(db.send(new PutCommand({ TableName: tableName, Item: item })));
-      }
-    }
+    const writes = [
+      ...[...current.keys()]
+        .filter((id) => !this.baseline.has(id))
+        .map((id) => db.send(new DeleteCommand({ TableName: tableName, Key: { id } }))),
+      ...[...this.baseline]
+        .filter(([id, item]) => !isDeepStrictEqual(current.get(id), item))
+        .map(([, item]) => db.send(new PutCommand({ TableName: tableName, Item: item }))),
+    ];
     if (writes.length > 0) {
       await Promise.all(writes);
       this.snapshot = await this.table.items();
     }
   }
-
-  private async exercise(kind: Kind, request: HostileRequest): Promise<Observation> {
-    const event = apiEvent({
-      method: METHODS[kind],
-      postId: request.postId,
-      body: request.body,
-      isBase64Encoded: request.isBase64Encoded,
-      headers: request.headers,
-    });
-    if (request.dropContentType) {
-      delete event.headers["content-type"];
-      delete event.multiValueHeaders["content-type"];
-    }
-    if (request.query) {
-      event.queryStringParameters = Object.fromEntries(new URLSearchParams(request.query));
-    }
-    const before = this.snapshot;
-    const startedAt = Date.now();
-    let result: APIGatewayProxyResult;
-    try {
-      result = (await this.api[kind](event)) as APIGatewayProxyResult;
-    } catch (error) {
-      this.snapshot = await this.table.items();
-      throw new Error(`the ${kind} handler threw instead of answering`, { cause: error });
-    }
-    const endedAt = Date.now();
-    this.snapshot = await this.table.items();
-    // A 204 carries its detail in the result, but no body reaches a client, so no content type.
-    expect(result.headers?.["content-type"]).toBe(
-      result.statusCode === 204 ? undefined : "application/json",
-    );
-    expect(result.body, "every response has a body").toBeTypeOf("string");
-    let body: unknown;
-    try {
-      body = JSON.parse(result.body!);
-    } catch {
-      throw new Error(`response body is not JSON: ${result.body!.slice(0, 200)}`);
-    }
-    const after = this.snapshot;
-    return { status: result.statusCode ?? 0, body, before, after, startedAt, endedAt };
-  }
 }
 
-/** A status the service may give; a refusal, or a delete, carries one `detail` (its text is the
- * unit tests' to check); a post or a list is held to the table by expectStorage. */
-function expectWellFormed({ status, body }: Observation): void {
-  expect(STATUSES, `status ${status} with ${JSON.stringify(body)}`).toContain(status);
-  if (status >= 400 || status === 204) expect(body).toEqual({ detail: expect.any(String) });
-}
-
-/** The table before and after one call, and the checks every kind of write shares. */
-function storageChange(obs: Observation) {
-  const before = postsOf(obs.before);
-  const after = postsOf(obs.after);
-  return {
-    before,
-    after,
-    counterBefore: counterOf(obs.before),
-    counterAfter: counterOf(obs.after),
-    /** Every post but these is as it was, and no other post appeared. */
-    unchangedExcept: (ids: number[]) => {
-      for (const [id, item] of before) if (!ids.includes(id)) expect(after.get(id)).toEqual(item);
-      for (const id of after.keys()) if (!ids.includes(id)) expect(before.has(id)).toBe(true);
-    },
-    /** A timestamp the service set lies within the call. */
-    withinCall: (stored: unknown) => {
-      const instant = instantOf(stored);
-      expect(instant).not.toBeNull();
-      expect(instant!).toBeGreaterThanOrEqual(obs.startedAt - CLOCK_SLACK_MS);
-      expect(instant!).toBeLessThanOrEqual(obs.endedAt + CLOCK_SLACK_MS);
-    },
+function expectStorage(kind: Kind, request: HostileRequest, obs: Observation, high: number) {
+  const [before, after] = [postsOf(obs.before), postsOf(obs.after)];
+  const [counterBefore, counterAfter] = [counterOf(obs.before), counterOf(obs.after)];
+  /** Every post but this one is as it was, and no other post appeared. */
+  const unchangedExcept = (id: number) => {
+    for (const [other, item] of before) if (other !== id) expect(after.get(other)).toEqual(item);
+    for (const other of after.keys()) if (other !== id) expect(before.has(other)).toBe(true);
   };
-}
-type StorageChange = ReturnType<typeof storageChange>;
-
-/** A 201 stored exactly the post its body shows, with the payload's fields and timestamps. */
-function expectCreated(change: StorageChange, request: HostileRequest, obs: Observation): void {
-  const { before, after, counterBefore, counterAfter, unchangedExcept, withinCall } = change;
-  const payload = judgeBody("create", request).payload!;
-  const added = [...after.keys()].filter((id) => !before.has(id));
-  expect(added, "a 201 adds exactly one post").toHaveLength(1);
-  const id = added[0]!;
-  unchangedExcept([id]);
-  const stored = after.get(id)!;
-  expect(obs.body, "the 201 body is what was stored").toEqual(shown(stored));
-  expect(stored.title).toBe(payload.title);
-  expect(stored.content).toBe(payload.content);
-  if (Object.hasOwn(payload, "id")) {
-    expect(id).toBe(payload.id);
-    expect(counterAfter, "a client-chosen id spends no counter value").toBe(counterBefore);
-  } else {
-    expect(counterAfter, "the counter covers the id it issued").toBeGreaterThanOrEqual(id);
-  }
-  for (const field of ["created_at", "updated_at"]) {
-    if (Object.hasOwn(payload, field)) {
-      expect(instantOf(stored[field]), `${field} as sent`).toBe(clientInstant(payload[field]));
-    } else {
-      withinCall(stored[field]);
-    }
-  }
-  if (!Object.hasOwn(payload, "created_at") && !Object.hasOwn(payload, "updated_at")) {
-    expect(stored.updated_at).toBe(stored.created_at);
-  }
-}
-
-/** A 200 update changed only its post, only the fields sent, and refreshed `updated_at`. */
-function expectUpdated(change: StorageChange, request: HostileRequest, obs: Observation): void {
-  const { before, after, unchangedExcept, withinCall } = change;
-  const payload = judgeBody("update", request).payload!;
-  const id = Number(request.postId);
-  const previous = before.get(id)!;
-  const stored = after.get(id)!;
-  expect(previous, "only an existing post is updated").toBeDefined();
-  unchangedExcept([id]);
-  expect(obs.body, "the 200 body is what was stored").toEqual(shown(stored));
-  expect(stored.id).toBe(id);
-  expect(stored.created_at, "update keeps created_at").toEqual(previous.created_at);
-  expect(stored.title).toBe(Object.hasOwn(payload, "title") ? payload.title : previous.title);
-  expect(stored.content).toBe(
-    Object.hasOwn(payload, "content") ? payload.content : previous.content,
-  );
-  withinCall(stored.updated_at);
-}
-
-/** Checks the table after a call against what the answer claims happened. */
-function expectStorage(
-  kind: Kind,
-  request: HostileRequest,
-  obs: Observation,
-  counterHigh: number,
-): number {
-  const change = storageChange(obs);
-  const { before, after, counterBefore, counterAfter, unchangedExcept } = change;
-  expect(counterAfter, "the counter never goes back").toBeGreaterThanOrEqual(counterHigh);
+  /** A timestamp the service set lies within the call. */
+  const withinCall = (stored: unknown) => {
+    const instant = instantOf(stored);
+    expect(instant).not.toBeNull();
+    expect(instant!).toBeGreaterThanOrEqual(obs.startedAt - CLOCK_SLACK_MS);
+    expect(instant!).toBeLessThanOrEqual(obs.endedAt + CLOCK_SLACK_MS);
+  };
+  expect(counterAfter, "the counter never goes back").toBeGreaterThanOrEqual(high);
   for (const item of after.values()) {
     // A stored post also holds its version, which orders its events (lib/storage/post-version.ts).
     expect([...POST_KEYS, "version"], `stored keys of #${String(item.id)}`).toEqual(
@@ -321,28 +218,58 @@ function expectStorage(
       obs.before,
     );
   }
-  if (kind === "list" && obs.status === 200) {
+  if (kind !== "create" || obs.status !== 201) {
+    expect(counterAfter, `${kind} ${obs.status} spends no counter value`).toBe(counterBefore);
+  }
+  const pathId = Number(request.postId);
+  if (obs.status === 200 && kind === "list") {
     expect(obs.body).toEqual([...before.values()].map(shown));
   }
-  if (kind === "get" && obs.status === 200) {
-    expect(obs.body).toEqual(shown(before.get(Number(request.postId))!));
+  if (obs.status === 200 && kind === "get") expect(obs.body).toEqual(shown(before.get(pathId)!));
+  if (obs.status === 204 && kind === "delete") {
+    expect(after.has(pathId), `post #${pathId} is gone after its delete`).toBe(false);
+    unchangedExcept(pathId);
   }
-  if (kind === "delete" && obs.status === 204) {
-    const id = Number(request.postId);
-    expect(after.has(id), `post #${id} is gone after its delete`).toBe(false);
-    unchangedExcept([id]);
-    expect(counterAfter).toBe(counterBefore);
+  if (obs.status === 200 && kind === "update") {
+    // Only its post, only the fields sent, and a fresh `updated_at`.
+    const payload = judgeBody("update", request).payload!;
+    const previous = before.get(pathId)!;
+    const stored = after.get(pathId)!;
+    expect(previous, "only an existing post is updated").toBeDefined();
+    unchangedExcept(pathId);
+    expect(obs.body, "the 200 body is what was stored").toEqual(shown(stored));
+    expect(stored.created_at, "update keeps created_at").toEqual(previous.created_at);
+    for (const field of ["title", "content"]) {
+      expect(stored[field]).toBe(Object.hasOwn(payload, field) ? payload[field] : previous[field]);
+    }
+    withinCall(stored.updated_at);
   }
-  if (kind === "create" && obs.status === 201) {
-    expectCreated(change, request, obs);
-  } else if (kind === "create" && obs.status !== 201) {
-    expect(counterAfter, "a create that stored nothing spends no counter value").toBe(
-      counterBefore,
-    );
-  }
-  if (kind === "update" && obs.status === 200) expectUpdated(change, request, obs);
-  if (kind === "update" || kind === "delete" || kind === "get" || kind === "list") {
-    expect(counterAfter, `${kind} never touches the counter`).toBe(counterBefore);
+  if (obs.status === 201 && kind === "create") {
+    // Exactly the post its body shows, with the payload's fields and timestamps.
+    const payload = judgeBody("create", request).payload!;
+    const added = [...after.keys()].filter((id) => !before.has(id));
+    expect(added, "a 201 adds exactly one post").toHaveLength(1);
+    const id = added[0]!;
+    unchangedExcept(id);
+    const stored = after.get(id)!;
+    expect(obs.body, "the 201 body is what was stored").toEqual(shown(stored));
+    expect([stored.title, stored.content]).toEqual([payload.title, payload.content]);
+    if (Object.hasOwn(payload, "id")) {
+      expect(id).toBe(payload.id);
+      expect(counterAfter, "a client-chosen id spends no counter value").toBe(counterBefore);
+    } else {
+      expect(counterAfter, "the counter covers the id it issued").toBeGreaterThanOrEqual(id);
+    }
+    for (const field of ["created_at", "updated_at"]) {
+      if (Object.hasOwn(payload, field)) {
+        expect(instantOf(stored[field]), `${field} as sent`).toBe(clientInstant(payload[field]));
+      } else {
+        withinCall(stored[field]);
+      }
+    }
+    if (!Object.hasOwn(payload, "created_at") && !Object.hasOwn(payload, "updated_at")) {
+      expect(stored.updated_at).toBe(stored.created_at);
+    }
   }
   return counterAfter;
 }

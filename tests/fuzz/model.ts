@@ -1,7 +1,5 @@
-// Fuzz oracle: an independent model of what the rulings and the documented decisions (docs/api.md)
-// ask, so a handler's answer to any generated request can be judged without reusing the code
-// under test. Every request has one expected outcome; where several rules are broken at once,
-// any of their statuses is accepted, since the order of the checks is not documented.
+// Fuzz oracle: an independent model of the rulings and docs/api.md that judges any generated
+// request without the code under test; when several rules break, any of their statuses passes.
 import { expect } from "vitest";
 import { CONTENT_MAX_BYTES } from "../../lib/posts/post.js";
 import { POST_KEYS, STORED_TIMESTAMP, dayFirstUtc } from "../helpers/post-shape.js";
@@ -9,10 +7,8 @@ import type { HostileRequest, Kind } from "./arbitraries.js";
 import { VALID_TIMESTAMPS } from "./corpora.js";
 import { codePoints } from "./fields.js";
 
-/** A stored item, as the table holds it. */
 export type Item = Record<string, unknown>;
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
-/** Bodies over 1 MiB are refused (413) before they are decoded or parsed. */
 const BODY_MAX_BYTES = 1_048_576;
 
 /** A stored instant as the API must show it with TZ=UTC: `YYYY-DD-MM HH:MM:SS`. */
@@ -39,11 +35,8 @@ export function shown(item: Item) {
 export const instantOf = (stored: unknown): number | null =>
   stored === null ? null : new Date(stored as string | number).getTime();
 
-/**
- * The instant a sent timestamp names (TZ=UTC): null for null, undefined when it is refused. The
- * parsing rules are the unit tests' to pin; the fuzz checks that storage keeps the instant sent,
- * so this knows only the corpus's timestamps and the two shapes the service itself writes.
- */
+/** The instant a sent timestamp names (TZ=UTC), undefined when refused: the corpus's and the
+ * service's own two shapes only (the unit tests pin the parsing rules). */
 export function clientInstant(value: unknown): number | null | undefined {
   if (value === null) return null;
   if (typeof value !== "string") return undefined;
@@ -52,13 +45,11 @@ export function clientInstant(value: unknown): number | null | undefined {
   const instant = Date.parse(year ? `${year}-${month}-${day}T${time}.000Z` : value);
   if (Number.isNaN(instant)) return undefined;
   const date = new Date(instant);
-  // Only a real date (no rollover) in years 0001-9998, so every zone shows a four-digit year.
   const exact = (year ? dayFirstUtc(date) : date.toISOString()) === value;
   const shownYear = date.getUTCFullYear();
   return exact && shownYear >= 1 && shownYear <= 9998 ? instant : undefined;
 }
 
-/** The 4xx statuses a body must get (none when valid), and the payload when it is an object. */
 interface Verdict {
   rejections: Set<number>;
   payload?: Record<string, unknown>;
@@ -66,14 +57,9 @@ interface Verdict {
 
 const rejected = (status: number): Verdict => ({ rejections: new Set([status]) });
 
-/**
- * The body as text. Base64 is decoded as Node's Buffer decodes it (both alphabets, padding
- * optional, characters outside the alphabet skipped, stopping at the first `=`); the bytes must
- * be UTF-8. One leading byte-order mark is ignored, in text and base64 alike.
- */
+/** The body as text: base64 decoded as Buffer does, to UTF-8; one leading BOM ignored. */
 function bodyText(request: HostileRequest): string | Verdict {
   const raw = request.body ?? "";
-  // A base64 body counts as the bytes it decodes to at most: 3 for every 4 characters sent.
   const size = request.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
   if (size > BODY_MAX_BYTES) return rejected(413);
   let text = raw;
@@ -88,7 +74,6 @@ function bodyText(request: HostileRequest): string | Verdict {
   return text.startsWith("\ufeff") ? text.slice(1) : text;
 }
 
-/** Judges a create or update body from the rulings, without using the service's own code. */
 export function judgeBody(kind: "create" | "update", request: HostileRequest): Verdict {
   const text = bodyText(request);
   if (typeof text !== "string") return text;
@@ -114,9 +99,9 @@ export function judgeBody(kind: "create" | "update", request: HostileRequest): V
     else if (field === "content" && Buffer.byteLength(fieldValue) > CONTENT_MAX_BYTES) reject(413);
   }
   if (kind === "create") {
-    if (Object.hasOwn(payload, "id")) {
-      const id = payload.id;
-      if (!(typeof id === "number" && Number.isSafeInteger(id) && id >= 1)) reject(400);
+    const id = payload.id;
+    if (Object.hasOwn(payload, "id") && !(Number.isSafeInteger(id) && (id as number) >= 1)) {
+      reject(400);
     }
     for (const field of ["created_at", "updated_at"]) {
       if (Object.hasOwn(payload, field) && clientInstant(payload[field]) === undefined) reject(400);
@@ -128,25 +113,20 @@ export function judgeBody(kind: "create" | "update", request: HostileRequest): V
 const isCanonicalId = (raw: string | undefined): raw is string =>
   raw !== undefined && /^[1-9][0-9]*$/.test(raw) && BigInt(raw) <= BigInt(MAX_ID);
 
-/** JSON with object keys sorted at every level: equal for the same fields, whatever the order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
+/** JSON with object keys sorted at every level. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 
-/** What the first create with an Idempotency-Key answered, and the body it was sent with. */
 export interface KeyOutcome {
   payload: string;
   status: number;
   body: unknown;
 }
 
-/** The statuses an answer may have; its detail's text is the unit tests' to check. */
 export interface Expected {
   statuses: number[];
   /** An Idempotency-Key seen before with the same body: this exact answer, and no write. */
@@ -155,33 +135,6 @@ export interface Expected {
   remember?: { key: string; payload: string };
 }
 
-/** A header by case-insensitive name. */
-function header(request: HostileRequest, name: string): string | undefined {
-  const found = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
-  return found?.[1];
-}
-
-function expectedCreate(
-  request: HostileRequest,
-  before: Map<number, Item>,
-  keys: ReadonlyMap<string, KeyOutcome>,
-): Expected {
-  const verdict = judgeBody("create", request);
-  if (verdict.rejections.size > 0) return { statuses: [...verdict.rejections] };
-  const payload = verdict.payload!;
-  const id = payload.id;
-  const outcome: Expected = { statuses: [typeof id === "number" && before.has(id) ? 409 : 201] };
-  // The key is read only once the body is valid.
-  const key = header(request, "idempotency-key");
-  if (key === undefined) return outcome;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) return { statuses: [400] };
-  const first = keys.get(key);
-  if (!first) return { ...outcome, remember: { key, payload: canonical(payload) } };
-  if (first.payload !== canonical(payload)) return { statuses: [422] };
-  return { statuses: [first.status], replay: first };
-}
-
-/** The statuses a request may get. */
 export function expectedOutcome(
   kind: Kind,
   request: HostileRequest,
@@ -191,7 +144,23 @@ export function expectedOutcome(
   const pathId = isCanonicalId(request.postId) ? Number(request.postId) : undefined;
   const found = { statuses: [pathId !== undefined && before.has(pathId) ? 200 : 404] };
   if (kind === "list") return { statuses: [200] };
-  if (kind === "create") return expectedCreate(request, before, keys);
+  if (kind === "create") {
+    const verdict = judgeBody("create", request);
+    if (verdict.rejections.size > 0) return { statuses: [...verdict.rejections] };
+    const payload = canonical(verdict.payload!);
+    const id = verdict.payload!.id;
+    const outcome = { statuses: [typeof id === "number" && before.has(id) ? 409 : 201] };
+    // The key is read only once the body is valid.
+    const key = Object.entries(request.headers).find(
+      ([name]) => name.toLowerCase() === "idempotency-key",
+    )?.[1];
+    if (key === undefined) return outcome;
+    if (!/^[\x21-\x7e]{1,255}$/.test(key)) return { statuses: [400] };
+    const first = keys.get(key);
+    if (!first) return { ...outcome, remember: { key, payload } };
+    if (first.payload !== payload) return { statuses: [422] };
+    return { statuses: [first.status], replay: first };
+  }
   // The path id is checked before the body.
   if (pathId === undefined) return { statuses: [400] };
   if (kind === "get") return found;
