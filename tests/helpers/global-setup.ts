@@ -1,5 +1,9 @@
 // Test harness: the bundles built once, one in-memory DynamoDB Local for the whole run and the
-// pool of shared serverless-offline instances over it, stopped when the run ends.
+// pool of shared serverless-offline instances over it, and the run's package cache, all stopped or
+// removed when the run ends.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { build } from "../../scripts/build.mjs";
 import { startDynamoDbLocal } from "../../scripts/lib/dynamodb-local.mjs";
@@ -11,6 +15,8 @@ declare module "vitest" {
     dynamoEndpoint: string;
     /** Where leaseOffline asks for a shared serverless-offline (tests/helpers/offline-pool.ts). */
     offlinePool: string;
+    /** Where packagedBeforeAll keeps each configuration's packaging (tests/helpers/package.ts). */
+    packageCache: string;
   }
 }
 
@@ -26,14 +32,16 @@ export default async function setup(project: TestProject) {
   // One build, DynamoDB Local and pool for both projects naming this setup (run once per project).
   const shared = ((globalThis as { [SHARED]?: Shared })[SHARED] ??= { users: 0 });
   shared.users += 1;
-  const { db, pool } = await (shared.started ??= buildAndStart());
+  const { db, pool, packages } = await (shared.started ??= buildAndStart());
   project.provide("dynamoEndpoint", db.endpoint);
   project.provide("offlinePool", pool.url);
+  project.provide("packageCache", packages);
   return async () => {
     shared.users -= 1;
     if (shared.users > 0) return;
     await pool.stop();
     await db.stop();
+    await rm(packages, { recursive: true, force: true });
   };
 }
 
@@ -50,5 +58,6 @@ async function buildAndStart() {
     await db.stop();
     throw error;
   }
-  return { db, pool: await startOfflinePool(db.endpoint) };
+  const packages = await mkdtemp(join(tmpdir(), "blog-post-packages-"));
+  return { db, pool: await startOfflinePool(db.endpoint), packages };
 }

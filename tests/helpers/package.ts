@@ -2,13 +2,23 @@
 // and what the tests read of that template.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import {
+  cp,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll } from "vitest";
+import { beforeAll, inject } from "vitest";
 import { serverlessBin } from "./offline.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -124,30 +134,53 @@ export const API_FUNCTION_IDS = "ListPosts GetPost CreatePost UpdatePost DeleteP
 /** A packaging: its update template, what the CLI printed and the folder holding its zips. */
 export type Packaged = { template: Template; output: string; dir: string };
 
-/** Packages each configuration (exactly its settings) before the file's tests; removed after. */
+/**
+ * Packages each configuration (exactly its settings) before the file's tests. A configuration is
+ * packaged once per run, whichever file asks first: the others wait for its folder in the run's
+ * package cache (global-setup.ts), which the run removes at its end.
+ */
 export function packagedBeforeAll<Name extends string>(
   configurations: Record<Name, Record<string, string>>,
 ): Record<Name, Packaged> {
   const packages = {} as Record<Name, Packaged>;
-  const dirs: string[] = [];
   beforeAll(async () => {
     const names = Object.keys(configurations) as Name[];
-    await Promise.all(
-      names.map(async (name) => {
-        const dir = await mkdtemp(join(tmpdir(), "blog-post-package-"));
-        dirs.push(dir);
-        const args = ["package", "--package", dir, "--stage", "test"];
-        const { stdout, stderr } = await runServerless(args, templateEnv(configurations[name]));
-        const file = join(dir, "cloudformation-template-update-stack.json");
-        const template = JSON.parse(await readFile(file, "utf8")) as Template;
-        packages[name] = { dir, template, output: `${stdout}${stderr}` };
-      }),
-    );
-  });
-  afterAll(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    const made = await Promise.all(names.map((name) => packagedOnce(configurations[name])));
+    names.forEach((name, i) => (packages[name] = made[i]!));
   });
   return packages;
+}
+
+/** The packaging of `settings` in this run's cache: made here, or awaited from another file. */
+async function packagedOnce(settings: Record<string, string>): Promise<Packaged> {
+  const key = JSON.stringify(Object.entries(settings).sort());
+  const name = createHash("sha256").update(key).digest("hex").slice(0, 16);
+  const dir = join(inject("packageCache"), name);
+  const outcome = join(dir, "outcome.json");
+  const mine = await mkdir(dir).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "EEXIST") return false;
+      throw error;
+    },
+  );
+  if (mine) {
+    const args = ["package", "--package", dir, "--stage", "test"];
+    const result = await runServerless(args, templateEnv(settings)).then(
+      ({ stdout, stderr }) => ({ output: `${stdout}${stderr}` }),
+      (error: Error) => ({ failure: error.message }),
+    );
+    await writeFile(`${outcome}.part`, JSON.stringify(result));
+    await rename(`${outcome}.part`, outcome);
+  }
+  let text: string | undefined;
+  while ((text = await readFile(outcome, "utf8").catch(() => undefined)) === undefined) {
+    await setTimeout(200);
+  }
+  const { output, failure } = JSON.parse(text) as { output: string; failure?: string };
+  if (failure !== undefined) throw new Error(failure);
+  const file = join(dir, "cloudformation-template-update-stack.json");
+  return { dir, output, template: JSON.parse(await readFile(file, "utf8")) as Template };
 }
 
 /** The resources of `template` of `type`, as [id, resource] pairs. */
