@@ -43,7 +43,7 @@ export default defineConfig({
         test: {
           name: "commands",
           include: ["tests/{scripts,packaging}/**/*.test.ts"],
-          // Five templates packaged one at a time under a lock outlast 2 min on a busy machine.
+          // A file's packagings, beside the other files' on a busy machine, outlast 2 min.
           hookTimeout: 300_000,
           globalSetup: ["tests/helpers/global-setup.ts"],
         },
