@@ -1,8 +1,6 @@
 // Black-box HTTP tests: every route through serverless-offline and the built bundles, as a client sees it.
-import * as fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type Check, body, bodyRulesIn, edgeBodies } from "../helpers/contract-cases.js";
-import { assertMatchesContract, contractSchema } from "../helpers/contract.js";
+import { assertMatchesContract } from "../helpers/contract.js";
 import { emfProblems } from "../helpers/emf.js";
 import { LEASE_WAIT_MS, leaseOffline, type Offline, serve } from "../helpers/offline.js";
 import { dayFirstUtc } from "../helpers/post-shape.js";
@@ -204,53 +202,6 @@ describe("GET /api/post", () => {
     expectJson(await request("GET", "/api/post/"), 200, posts);
     expectJson(await request("GET", "/api/post?limit=1&id=1"), 200, posts);
     expectJson(await request("GET", `/api/post/${created[0]!.id}/`), 200, created[0]);
-  });
-});
-
-// Contract and rules agree per tests/unit/contract-requests.test.ts; here creates go over HTTP.
-describe("requests generated from the contract's schemas", () => {
-  const seen = { valid: 0, invalid: 0 };
-
-  /** Sends one generated create: valid is taken (or 409, an id taken), invalid is 400 or 413. */
-  async function send(valid: boolean, sent: unknown, headers: Record<string, string> = {}) {
-    seen[valid ? "valid" : "invalid"]++;
-    const { status } = await request("POST", "/api/post", sent, headers);
-    const what = `${JSON.stringify(sent ?? headers).slice(0, 200)} answered ${status}`;
-    expect(valid ? [201, 409] : [400, 413], what).toContain(status);
-  }
-
-  // The server is not in UTC: the range's first and last days may fall outside it.
-  const described = bodyRulesIn(true);
-  const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-
-  it("creates: one the contract calls valid is never refused for its shape, one it calls invalid never taken", async () => {
-    const newPost = contractSchema("components/schemas/NewPost") as Check;
-    for (const sent of [...edgeBodies, ...fc.sample(body, { numRuns: 150, seed: 20261125 })]) {
-      const value = wire(sent);
-      await send(newPost(value) && !described(value), value);
-    }
-    expect(seen.valid).toBeGreaterThan(15);
-    expect(seen.invalid).toBeGreaterThan(15);
-  }, 60_000);
-
-  it("Idempotency-Keys: a valid key is taken, an invalid one refused before any write", async () => {
-    const keySchema = contractSchema("paths/~1api~1post/post/parameters/0/schema") as Check;
-    const keys = fc.sample(
-      fc.oneof(
-        fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 20 }),
-        fc.constantFrom("!".repeat(255), "!".repeat(256), "a b", "~", "x\ty", "caf\u00e9"),
-      ),
-      { numRuns: 40, seed: 20261128 },
-    );
-    // Each key once, and only those fetch sends as they are (no control characters, no edge spaces).
-    const sendable = [...new Set(keys)].filter(
-      (key) => /^[\t\x20-\x7e]*$/.test(key) && key.trim() === key,
-    );
-    for (const [i, key] of sendable.entries()) {
-      const post = { title: `Keyed ${i}`, content: "c" };
-      await send(keySchema(key), post, { "Idempotency-Key": key });
-    }
-    expect(sendable.length).toBeGreaterThan(20);
   });
 });
 

@@ -50,8 +50,6 @@ describe("list", () => {
 
     const again = await send("GET", "/api/post", { "if-none-match": tag });
     expect([again.status, again.text, again.headers.get("etag")]).toEqual([304, "", tag]);
-    // A W/ prefix, a list of tags or * match too (tests/unit/http/conditional.test.ts).
-    expect((await send("GET", "/api/post", { "if-none-match": `W/"x", ${tag}` })).status).toBe(304);
   });
 
   it("answers 200 with a new tag once a create, an update or a delete is acknowledged", async () => {
