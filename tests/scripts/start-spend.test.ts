@@ -1,4 +1,4 @@
-// `npm start` with a spending limit of 5 cents: plain lists of a blog of about a megabyte reach
+// `npm start` with a spending limit of 2 cents: plain lists of a blog of about a megabyte reach
 // it in seconds; then every route refuses, nothing is written, the pause outlives a restart, and
 // `npm run resume` brings the stage back.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,7 +10,7 @@ import prices from "../../config/prices.json" with { type: "json" };
 import { type NpmStart, startNpmStart } from "../helpers/npm-start.js";
 import { runScript } from "../helpers/run-script.js";
 
-const LIMIT = "0.05";
+const LIMIT = "0.02";
 const POSTS = 100;
 const USD_PER_BYTE = prices.prices.dataTransferOut.usd / 2 ** 30;
 
@@ -40,8 +40,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe("npm start with SPEND_LIMIT_USD=0.05", () => {
-  it("pauses after plain lists worth at least $0.02 of transfer, and every route refuses", async () => {
+describe(`npm start with SPEND_LIMIT_USD=${LIMIT}`, () => {
+  it("pauses after plain lists worth at least 40% of the limit in transfer, and every route refuses", async () => {
     let sentUsd = 0;
     let paused: Response | undefined;
     for (let round = 0; round < 200 && !paused; round += 1) {
@@ -52,12 +52,12 @@ describe("npm start with SPEND_LIMIT_USD=0.05", () => {
         else paused ??= new Response(body, answer);
       }
     }
-    expect(sentUsd).toBeGreaterThan(0.02);
+    expect(sentUsd).toBeGreaterThan(Number(LIMIT) * 0.4);
     // Within the overshoot: the lists' bytes alone are about 90% of what the stage counts.
-    expect(sentUsd).toBeLessThan(0.05 * 1.1);
+    expect(sentUsd).toBeLessThan(Number(LIMIT) * 1.1);
     expect(paused?.status).toBe(503);
     const { detail } = (await paused?.json()) as { detail: string };
-    expect(detail).toContain("$0.05");
+    expect(detail).toContain(`$${LIMIT}`);
     expect(Number(paused?.headers.get("retry-after"))).toBeGreaterThan(0);
 
     // Each other function learns of the pause within one window (docs/operating.md): until then
@@ -76,7 +76,7 @@ describe("npm start with SPEND_LIMIT_USD=0.05", () => {
         answer = await send(method, path, body);
       }
       expect(answer.status).toBe(503);
-      expect(((await answer.json()) as { detail: string }).detail).toContain("$0.05");
+      expect(((await answer.json()) as { detail: string }).detail).toContain(`$${LIMIT}`);
     }
     // The create function knows now: a create sent while paused is refused, and stores nothing.
     expect((await send("POST", "", { title: "while paused", content: "c" })).status).toBe(503);
@@ -97,8 +97,9 @@ describe("npm start with SPEND_LIMIT_USD=0.05", () => {
     const env = { ...process.env, DYNAMODB_PORT: api.env.DYNAMODB_PORT };
     const resumed = await runScript("scripts/resume.mjs", [], env);
     expect(resumed.code).toBe(0);
+    // The month's spend (the limit, and at most a tenth over) plus one more limit.
     expect(resumed.stdout).toMatch(
-      /the stage now pauses at \$0\.1\d+, one more limit of \$0\.0500/,
+      /the stage now pauses at \$0\.04\d\d, one more limit of \$0\.0200/,
     );
 
     const deadline = Date.now() + 30_000;
