@@ -126,6 +126,39 @@ export async function runServerless(args: string[], env: NodeJS.ProcessEnv) {
   }
 }
 
+/** Configurations several files read: a run packages each once (packagedOnce). */
+export const SHARED_SETTINGS = {
+  /** Every optional resource and property on. */
+  everyOption: {
+    AUTH_USER_POOL: "true",
+    ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:blog-alarms",
+    CORS_ORIGINS: "https://blog.example",
+    ACCESS_LOGS: "true",
+    TRACING: "true",
+    WAF_RATE_LIMIT: "500",
+    WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
+  },
+  /** The stage's own user pool with a client for machines, and each limit set. */
+  pooled: {
+    AUTH_USER_POOL: "true",
+    AUTH_MACHINE_CLIENT: "true",
+    API_RATE_LIMIT: "25",
+    API_BURST_LIMIT: "50",
+    TABLE_MAX_READ_UNITS: "400",
+    TABLE_MAX_WRITE_UNITS: "40",
+    RESERVED_CONCURRENCY: "listPosts=20, createPost=5",
+  },
+  /** Alarms to a topic and webhooks, with the alarms' and the tables' settings. */
+  alarmed: {
+    ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:ops",
+    WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
+    LATENCY_ALARM_MS: "750",
+    CAPACITY_ALARM_PERCENT: "70",
+    TABLE_MAX_READ_UNITS: "400",
+    TABLE_MAX_WRITE_UNITS: "40",
+  },
+};
+
 /** The five API functions' resource ids, list first; the stage's other functions answer no route. */
 export const API_FUNCTION_IDS = "ListPosts GetPost CreatePost UpdatePost DeletePost"
   .split(" ")

@@ -2,21 +2,9 @@
 // required ones, value types and allowed values; no empty strings), and the check's refusals.
 import { describe, expect, it } from "vitest";
 import { type Template, loadSpec, specProblems } from "../helpers/cloudformation-spec.js";
-import { packagedBeforeAll } from "../helpers/package.js";
+import { SHARED_SETTINGS, packagedBeforeAll } from "../helpers/package.js";
 
-const packages = packagedBeforeAll({
-  defaults: {},
-  // Every optional resource and property on.
-  "every option": {
-    AUTH_USER_POOL: "true",
-    ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:blog-alarms",
-    CORS_ORIGINS: "https://blog.example",
-    ACCESS_LOGS: "true",
-    TRACING: "true",
-    WAF_RATE_LIMIT: "500",
-    WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
-  },
-});
+const packages = packagedBeforeAll({ defaults: {}, "every option": SHARED_SETTINGS.everyOption });
 const template = () => packages["every option"].template as Template;
 
 /** The paths of every property of `value` that holds an empty string. */

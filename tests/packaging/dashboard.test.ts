@@ -10,6 +10,7 @@ import {
   type Resource,
   type Template,
   ofType,
+  SHARED_SETTINGS,
   packagedBeforeAll,
   templateEnv,
 } from "../helpers/package.js";
@@ -18,7 +19,7 @@ const TABLE_IDS = ["PostsTable", "IdempotencyTable"];
 const DEAD_LETTER_QUEUES = ["EventsDeadLetterQueue", "WebhookDeadLetterQueue"];
 const SERVICE = "blog-post-api"; // the `service` dimension (config/names.cjs)
 const STAGE = "test"; // the stage packagedBeforeAll packages
-const TOPIC = "arn:aws:sns:us-east-1:123456789012:ops";
+const TOPIC = SHARED_SETTINGS.alarmed.ALARM_TOPIC_ARN;
 
 /** `${Resource}` (or `${Resource.Attribute}`) as the body names it for Fn::Sub to fill in. */
 const placeholder = (id: string) => `\${${id}}`;
@@ -132,16 +133,7 @@ function alarmRows(alarm: Resource): Row[] {
   ]);
 }
 
-const packages = packagedBeforeAll({
-  alarmed: {
-    ALARM_TOPIC_ARN: TOPIC,
-    WEBHOOK_SUBSCRIBERS: "site=https://hooks.example.com/blog",
-    LATENCY_ALARM_MS: "750",
-    CAPACITY_ALARM_PERCENT: "70",
-    TABLE_MAX_READ_UNITS: "400",
-    TABLE_MAX_WRITE_UNITS: "40",
-  },
-});
+const packages = packagedBeforeAll({ alarmed: SHARED_SETTINGS.alarmed });
 const template = () => packages.alarmed.template;
 const body = (): string => template().Resources.Dashboard?.Properties.DashboardBody["Fn::Sub"];
 const widgets = () => (JSON.parse(body()) as { widgets: Widget[] }).widgets;

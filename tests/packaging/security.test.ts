@@ -8,6 +8,7 @@ import {
   type Template,
   methodsByRoute,
   ofType,
+  SHARED_SETTINGS,
   packagedBeforeAll,
   runServerless,
   templateEnv,
@@ -24,15 +25,7 @@ const packages = packagedBeforeAll({
   open: {},
   guarded: { ...AUTH, AUTH_WRITE_SCOPE: "blog/write" },
   guardedReads: { ...AUTH, AUTH_READS: "true" },
-  pooled: {
-    AUTH_USER_POOL: "true",
-    AUTH_MACHINE_CLIENT: "true",
-    API_RATE_LIMIT: "25",
-    API_BURST_LIMIT: "50",
-    TABLE_MAX_READ_UNITS: "400",
-    TABLE_MAX_WRITE_UNITS: "40",
-    RESERVED_CONCURRENCY: "listPosts=20, createPost=5",
-  },
+  pooled: SHARED_SETTINGS.pooled,
 });
 const open = () => packages.open.template;
 const guarded = () => packages.guarded.template;

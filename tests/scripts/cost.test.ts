@@ -2,25 +2,16 @@
 // idle, its options and errors, and cfn-lint over each template (no error, warnings allowed).
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { packagedBeforeAll } from "../helpers/package.js";
+import { SHARED_SETTINGS, packagedBeforeAll } from "../helpers/package.js";
 import { runCommand, runScript } from "../helpers/run-script.js";
 
-/** Each variant: its settings and what it costs a month with no requests. */
+/** Each variant (as other tests package it too): its settings and what it costs a month idle. */
 const VARIANTS: [string, Record<string, string>, number][] = [
-  ["the user pool", { AUTH_USER_POOL: "true" }, 0],
-  [
-    "the pool, alarms and webhooks",
-    {
-      AUTH_USER_POOL: "true",
-      ALARM_TOPIC_ARN: "arn:aws:sns:us-east-1:123456789012:ops",
-      WEBHOOK_SUBSCRIBERS: "site=https://example.com/hook",
-    },
-    0,
-  ],
+  ["alarms and webhooks", SHARED_SETTINGS.alarmed, 0],
   // The machine client's $6.
-  ["the pool and a machine client", { AUTH_USER_POOL: "true", AUTH_MACHINE_CLIENT: "true" }, 6],
-  // The web ACL's $5 and its one rule's $1.
-  ["the pool and the WAF limit", { AUTH_USER_POOL: "true", WAF_RATE_LIMIT: "500" }, 6],
+  ["the pool, a machine client and each limit", SHARED_SETTINGS.pooled, 6],
+  // The web ACL's $5 and its one rule's $1; the pool, alarms, webhooks, logs and tracing cost $0.
+  ["every option", SHARED_SETTINGS.everyOption, 6],
 ];
 
 const packages = packagedBeforeAll(
@@ -51,7 +42,7 @@ describe("npm run cost", () => {
   );
 
   it("prints a table: the idle total, the requests' total, and what they assume", async () => {
-    const { code, stdout } = await cost(["--template", templateOf("the user pool")]);
+    const { code, stdout } = await cost(["--template", templateOf("alarms and webhooks")]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/\$0\.00 {2}idle total/);
     expect(stdout).toMatch(/\$\d+\.\d\d +\$\d+\.\d\d {2}total/);
