@@ -28,6 +28,7 @@ const send = (method: string, path = "", body?: unknown) =>
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "start-spend-"));
   api = await startNpmStart(dataDir, { SPEND_LIMIT_USD: LIMIT });
+  expect(api.output()).toContain("Events:   none sent"); // WEBHOOK_URL unset
   const content = "x".repeat(10_000);
   const create = async (i: number) =>
     (await send("POST", "", { title: `post ${i}`, content })).status;
