@@ -201,7 +201,7 @@ describe("npm run import from a service", () => {
 
 describe("npm run import, interrupted and run again", () => {
   it("ends as one uninterrupted run would, with no post twice", async () => {
-    const posts = manyPosts(2000, 300);
+    const posts = manyPosts(2000, 120);
     const from = serveSource("killed", posts);
     const inRange = async () =>
       [...(await targetPosts()).keys()].filter((id) => id >= 2000 && id < 3000).length;
@@ -224,7 +224,7 @@ describe("npm run import, interrupted and run again", () => {
     expect(rerun.code, said(rerun)).toBe(0);
     expect(rerun.stdout).toContain(`verified ${posts.length} of ${posts.length}`);
     await expectTargetHolds(posts, 2000, 2999);
-  }, 300_000); // two imports of 300 posts, on a machine busy with other work
+  }, 300_000); // two imports of 120 posts, on a machine busy with other work
 });
 
 /** A proxy in front of the target that answers some requests itself. */
