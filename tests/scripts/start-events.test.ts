@@ -1,6 +1,7 @@
 // `npm start` with WEBHOOK_URL and WEBHOOK_SECRET, as a developer runs it: over a table made
-// before events, as npm start makes it without them (its stream turned on), delivering signed events to a subscriber on loopback, and
-// after a restart neither replaying what was delivered nor missing what is new.
+// before events, as npm start makes it without them (its stream turned on), delivering signed
+// events to a subscriber on loopback, and after a restart neither replaying what was delivered
+// nor missing what is new.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,8 +12,8 @@ import { connectStorage, localConfig } from "../helpers/db.js";
 import { type NpmStart, startNpmStart } from "../helpers/npm-start.js";
 import { type Subscriber, startSubscriber } from "../helpers/webhook-subscriber.js";
 
-/** npm start's posts table (POSTS_TABLE unset). */
-const POSTS_TABLE = "blog-post-api-local-posts";
+/** The posts table npm start is given, and the one made before events. */
+const POSTS_TABLE = "start-events-posts";
 const secret = `whsec_${Buffer.alloc(32, 5).toString("base64")}`;
 
 let subscriber: Subscriber;
@@ -52,6 +53,7 @@ afterAll(async () => {
 
 // The events are this test's subject, not the spending limit (tests/scripts/start-spend.test.ts).
 const withWebhook = () => ({
+  POSTS_TABLE,
   WEBHOOK_URL: subscriber.url,
   WEBHOOK_SECRET: secret,
   SPEND_LIMIT_USD: "off",
